@@ -1,0 +1,47 @@
+# libuspin/: the mutex library, its pkg-config file and uspin-info.
+USPIN_VERSION := 1.0.0
+LIB_SRCS += libuspin/thread_self.c libuspin/kernel_caps.c libuspin/policy.c \
+            libuspin/spin.c libuspin/robust_list.c libuspin/mutex_init.c \
+            libuspin/mutex_lock.c libuspin/mutex_trylock.c \
+            libuspin/mutex_unlock.c
+LIB_HDRS := $(wildcard libuspin/*.h vdso/*.h)
+
+LIB_OBJS  = $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
+LIBUSPIN_A  := $(BUILD)/libuspin.a
+LIBUSPIN_SO := $(BUILD)/libuspin.so
+USPIN_INFO  := $(BUILD)/uspin-info
+USPIN_PC    := $(BUILD)/uspin.pc
+LIB_TARGETS := $(LIBUSPIN_A) $(LIBUSPIN_SO) $(USPIN_INFO) $(USPIN_PC)
+GUEST_BINS  += $(BUILD)/guest/uspin-info
+
+$(BUILD)/obj/%.o: %.c $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(LIBUSPIN_A): $(LIB_OBJS)
+	rm -f $@ && $(AR) rcs $@ $^
+
+# Only the uspin.h API is exported from the shared object.
+$(LIBUSPIN_SO): $(LIB_OBJS) libuspin/libuspin.map
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libuspin.so.1 \
+	  -Wl,--version-script=libuspin/libuspin.map -o $@ $(filter %.o,$^) -pthread
+
+$(USPIN_INFO): libuspin/uspin-info.c $(LIBUSPIN_A)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIBUSPIN_A) -pthread
+
+$(BUILD)/guest/uspin-info: libuspin/uspin-info.c $(LIBUSPIN_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -static -o $@ $< $(LIBUSPIN_A) -pthread
+
+$(USPIN_PC): libuspin/uspin.pc.in Makefile
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(USPIN_VERSION)|' $< > $@
+
+install: $(LIB_TARGETS)
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
+	install -m 644 libuspin/uspin.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(LIBUSPIN_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIBUSPIN_SO) $(DESTDIR)$(PREFIX)/lib/libuspin.so.$(USPIN_VERSION)
+	ln -sf libuspin.so.$(USPIN_VERSION) $(DESTDIR)$(PREFIX)/lib/libuspin.so.1
+	ln -sf libuspin.so.1 $(DESTDIR)$(PREFIX)/lib/libuspin.so
+	install -m 644 $(USPIN_PC) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 755 $(USPIN_INFO) $(DESTDIR)$(PREFIX)/bin/

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * mutex_trylock.c - one CAS; also takes over a word whose owner died.
+ */
+#include <errno.h>
+
+#include "mutex_impl.h"
+#include "robust_list.h"
+
+static int trylock_word(uspin_mutex_t *m, uint32_t tid)
+{
+	uint32_t v = uatomic_cmpxchg(&m->word, 0, tid);
+
+	if (caa_likely(v == 0))
+		return 0;
+	if (WORD_TID(v) || !(v & FUTEX_OWNER_DIED))
+		return EBUSY;
+	if (CMM_LOAD_SHARED(m->flags) & USPIN_NOTRECOVERABLE)
+		return ENOTRECOVERABLE;
+	/* Keep OWNER_DIED (reported) and WAITERS (others may sleep). */
+	if (uatomic_cmpxchg(&m->word, v, v | tid) != v)
+		return EBUSY;
+	return uspin_after_acquire(m, tid);
+}
+
+int uspin_mutex_trylock(uspin_mutex_t *m)
+{
+	uint32_t tid = uspin_self_tid();
+	int r;
+
+	if (caa_likely(!mutex_is_shared(m)))
+		return trylock_word(m, tid);
+	uspin_robust_begin(m);
+	r = trylock_word(m, tid);
+	if (r == 0 || r == EOWNERDEAD)
+		uspin_robust_enqueue(m);
+	uspin_robust_end();
+	return r;
+}
