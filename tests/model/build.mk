@@ -1,0 +1,12 @@
+# tests/model/build.mk - the Spin model of the lock-word protocol.
+#
+# `make model-check` verifies tests/model/uspin.pml in every configuration
+# (see check.sh): pan.c and friends are generated under $(BUILD)/model.
+# Needs spin and gcc (both in DEB_PACKAGES via the top-level Makefile).
+
+MODEL_DIR := tests/model
+MODEL_OUT := $(BUILD)/model
+
+.PHONY: model-check
+model-check:
+	@sh $(MODEL_DIR)/check.sh $(MODEL_OUT)

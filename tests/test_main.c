@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * test_main.c - runs libuspin's Check suites (host and guest alike).
+ * Usage: test-uspin [SUITE...]   (default: all)
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "test_util.h"
+
+static const struct {
+	const char *name;
+	Suite *(*make)(void);
+} suites[] = {
+	{ "errors", suite_errors },
+	{ "timed", suite_timed },
+	{ "stress", suite_stress },
+	{ "shared", suite_shared },
+	{ "policy", suite_policy },
+};
+
+int main(int argc, char **argv)
+{
+	size_t n = sizeof(suites) / sizeof(suites[0]), i;
+	SRunner *sr = NULL;
+	int failed, a;
+
+	for (i = 0; i < n; i++) {
+		int wanted = argc < 2;
+
+		for (a = 1; a < argc; a++)
+			wanted |= strcmp(argv[a], suites[i].name) == 0;
+		if (!wanted)
+			continue;
+		if (!sr)
+			sr = srunner_create(suites[i].make());
+		else
+			srunner_add_suite(sr, suites[i].make());
+	}
+	if (!sr) {
+		fprintf(stderr, "test-uspin: no such suite\n");
+		return 2;
+	}
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * test_util.h - small helpers shared by the Check suites.
+ */
+#ifndef USPIN_TEST_UTIL_H
+#define USPIN_TEST_UTIL_H
+
+#include <check.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "uspin.h"
+
+#define NSEC_PER_SEC 1000000000L
+
+static inline uint32_t test_gettid(void)
+{
+	return (uint32_t)syscall(SYS_gettid);
+}
+
+static inline int64_t ts_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * NSEC_PER_SEC + ts->tv_nsec;
+}
+
+static inline int64_t now_on(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts_ns(&ts);
+}
+
+static inline struct timespec deadline_in(clockid_t clock, int64_t ns)
+{
+	int64_t t = now_on(clock) + ns;
+	struct timespec ts = { t / NSEC_PER_SEC, t % NSEC_PER_SEC };
+
+	return ts;
+}
+
+/* Iterations scale with USPIN_TEST_SCALE (percent, default 100). */
+static inline long test_scaled(long n)
+{
+	const char *s = getenv("USPIN_TEST_SCALE");
+	long pct = s ? atol(s) : 100;
+
+	n = n * (pct > 0 ? pct : 100) / 100;
+	return n > 0 ? n : 1;
+}
+
+/* Every policy, for loops over them. */
+static const enum uspin_policy all_policies[] = {
+	USPIN_POLICY_AUTO, USPIN_POLICY_BLOCK, USPIN_POLICY_SPIN_BOUNDED,
+	USPIN_POLICY_KERNEL_ADAPTIVE, USPIN_POLICY_USER_ADAPTIVE,
+};
+#define NR_POLICIES (sizeof(all_policies) / sizeof(all_policies[0]))
+
+/* A thread holding @m until told to release it. */
+struct holder {
+	pthread_t thread;
+	uspin_mutex_t *m;
+	volatile int locked;
+	volatile int release;
+	int lock_ret;
+};
+
+static inline void *holder_main(void *arg)
+{
+	struct holder *h = arg;
+
+	h->lock_ret = uspin_mutex_lock(h->m);
+	__atomic_store_n(&h->locked, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&h->release, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	if (h->lock_ret == 0)
+		uspin_mutex_unlock(h->m);
+	return NULL;
+}
+
+static inline void holder_start(struct holder *h, uspin_mutex_t *m)
+{
+	h->m = m;
+	h->locked = 0;
+	h->release = 0;
+	ck_assert_int_eq(pthread_create(&h->thread, NULL, holder_main, h), 0);
+	while (!__atomic_load_n(&h->locked, __ATOMIC_ACQUIRE))
+		usleep(100);
+	ck_assert_int_eq(h->lock_ret, 0);
+}
+
+static inline void holder_stop(struct holder *h)
+{
+	__atomic_store_n(&h->release, 1, __ATOMIC_RELEASE);
+	pthread_join(h->thread, NULL);
+}
+
+/* Suites, one per file. */
+Suite *suite_errors(void);
+Suite *suite_timed(void);
+Suite *suite_stress(void);
+Suite *suite_shared(void);
+Suite *suite_policy(void);
+
+#endif
