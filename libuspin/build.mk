@@ -1,4 +1,5 @@
 # libuspin/: the mutex library, its pkg-config file and uspin-info.
+# (build/uspin.pc is for in-tree use; install writes one for its PREFIX.)
 USPIN_VERSION := 1.0.0
 LIB_SRCS += libuspin/thread_self.c libuspin/kernel_caps.c libuspin/policy.c \
             libuspin/spin.c libuspin/robust_list.c libuspin/mutex_init.c \
@@ -25,6 +26,7 @@ $(LIBUSPIN_A): $(LIB_OBJS)
 $(LIBUSPIN_SO): $(LIB_OBJS) libuspin/libuspin.map
 	$(CC) $(CFLAGS) -shared -Wl,-soname,libuspin.so.1 \
 	  -Wl,--version-script=libuspin/libuspin.map -o $@ $(filter %.o,$^) -pthread
+	ln -sf libuspin.so $(BUILD)/libuspin.so.1
 
 $(USPIN_INFO): libuspin/uspin-info.c $(LIBUSPIN_A)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIBUSPIN_A) -pthread
@@ -43,5 +45,6 @@ install: $(LIB_TARGETS)
 	install -m 755 $(LIBUSPIN_SO) $(DESTDIR)$(PREFIX)/lib/libuspin.so.$(USPIN_VERSION)
 	ln -sf libuspin.so.$(USPIN_VERSION) $(DESTDIR)$(PREFIX)/lib/libuspin.so.1
 	ln -sf libuspin.so.1 $(DESTDIR)$(PREFIX)/lib/libuspin.so
-	install -m 644 $(USPIN_PC) $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(USPIN_VERSION)|' \
+	  libuspin/uspin.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/uspin.pc
 	install -m 755 $(USPIN_INFO) $(DESTDIR)$(PREFIX)/bin/

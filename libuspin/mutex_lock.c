@@ -123,16 +123,33 @@ static int lock_robust(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
 	return r;
 }
 
-static inline int lock_common(uspin_mutex_t *m, clockid_t clock,
-			      const struct timespec *abstime)
+/* Everything but the uncontended private case; kept out of line. */
+static __attribute__((noinline)) int lock_contended(uspin_mutex_t *m,
+						    clockid_t clock,
+						    const struct timespec *abstime)
 {
 	uint32_t tid = uspin_self_tid();
 
-	if (caa_unlikely(mutex_is_shared(m)))
+	if (mutex_is_shared(m))
 		return lock_robust(m, tid, clock, abstime);
-	if (caa_likely(uatomic_cmpxchg(&m->word, 0, tid) == 0))
+	if (uatomic_cmpxchg(&m->word, 0, tid) == 0)
 		return 0;
 	return uspin_lock_slow(m, tid, clock, abstime);
+}
+
+/*
+ * The fast path: a private mutex, a cached TID, one CAS.  Anything else is
+ * a tail call, so this stays a leaf that saves no registers.
+ */
+static inline int lock_common(uspin_mutex_t *m, clockid_t clock,
+			      const struct timespec *abstime)
+{
+	uint32_t tid = uspin_self_tid_cache;
+
+	if (caa_likely(tid && !mutex_is_shared(m) &&
+		       uatomic_cmpxchg(&m->word, 0, tid) == 0))
+		return 0;
+	return lock_contended(m, clock, abstime);
 }
 
 int uspin_mutex_lock(uspin_mutex_t *m)

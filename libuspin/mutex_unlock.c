@@ -50,13 +50,23 @@ static int unlock_robust(uspin_mutex_t *m, uint32_t tid)
 	return 0;
 }
 
-int uspin_mutex_unlock(uspin_mutex_t *m)
+static __attribute__((noinline)) int unlock_contended(uspin_mutex_t *m)
 {
 	uint32_t tid = uspin_self_tid();
 
-	if (caa_unlikely(mutex_is_shared(m)))
+	if (mutex_is_shared(m))
 		return unlock_robust(m, tid);
-	if (caa_likely(uatomic_cmpxchg(&m->word, tid, 0) == tid))
+	if (uatomic_cmpxchg(&m->word, tid, 0) == tid)
 		return 0;
 	return unlock_slow(m, tid);
+}
+
+int uspin_mutex_unlock(uspin_mutex_t *m)
+{
+	uint32_t tid = uspin_self_tid_cache;
+
+	if (caa_likely(tid && !mutex_is_shared(m) &&
+		       uatomic_cmpxchg(&m->word, tid, 0) == tid))
+		return 0;
+	return unlock_contended(m);
 }
