@@ -17,6 +17,7 @@ static const struct {
 	{ "stress", suite_stress },
 	{ "shared", suite_shared },
 	{ "policy", suite_policy },
+	{ "vdso-sym", suite_vdso_sym },
 };
 
 int main(int argc, char **argv)

@@ -105,5 +105,6 @@ Suite *suite_timed(void);
 Suite *suite_stress(void);
 Suite *suite_shared(void);
 Suite *suite_policy(void);
+Suite *suite_vdso_sym(void);
 
 #endif

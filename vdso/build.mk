@@ -1,3 +1,4 @@
 # vdso/: the running-state providers, compiled into libuspin.
-VDSO_SRCS := vdso/running_state.c vdso/provider_none.c
+VDSO_SRCS := vdso/running_state.c vdso/provider_none.c vdso/provider_vdso.c \
+             vdso/vdso_sym.c vdso/pid_namespace.c
 LIB_SRCS  += $(VDSO_SRCS)

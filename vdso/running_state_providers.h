@@ -10,7 +10,9 @@
 #include "running_state.h"
 
 extern const struct uspin_rs_provider uspin_rs_provider_none;
+extern const struct uspin_rs_provider uspin_rs_provider_vdso;
 
-#define USPIN_RS_PROVIDER_LIST	/* vdso and bpf entries go here */
+#define USPIN_RS_PROVIDER_LIST	\
+	&uspin_rs_provider_vdso,
 
 #endif
