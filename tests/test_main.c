@@ -18,6 +18,7 @@ static const struct {
 	{ "shared", suite_shared },
 	{ "policy", suite_policy },
 	{ "vdso-sym", suite_vdso_sym },
+	{ "running-state", suite_running_state },
 };
 
 int main(int argc, char **argv)

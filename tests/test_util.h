@@ -106,5 +106,6 @@ Suite *suite_stress(void);
 Suite *suite_shared(void);
 Suite *suite_policy(void);
 Suite *suite_vdso_sym(void);
+Suite *suite_running_state(void);
 
 #endif
