@@ -30,6 +30,7 @@ GUEST_BINS   :=
 all:
 
 include vdso/build.mk
+-include vdso/bpf.mk
 include libuspin/build.mk
 include tests/build.mk
 include tests/model/build.mk

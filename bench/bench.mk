@@ -1,12 +1,78 @@
 # bench/: benchmarks that report (never timed tests).
+#
+#   make bench            the full comparison: host sweep, guest sweep on the
+#                         patched kernel (kernel/vm-run), plots, summary.md
+#   make bench QUICK=1    a reduced sweep, a couple of minutes in all
+#   make bench-host       only the host part (BENCH_ARGS adds harness options)
+#   make bench-calibrate  check the work unit's instructions with callgrind
+#   make bench-uncontended  lock+unlock via the .so, against glibc
+#
+# Results go to results/<timestamp>/{host,guest}/ (gitignored).
+
 BENCH_UNCONTENDED := $(BUILD)/bench-uncontended
-LIB_TARGETS += $(BENCH_UNCONTENDED)
+USPIN_BENCH       := $(BUILD)/uspin-bench
+USPIN_BENCH_GUEST := $(BUILD)/guest/uspin-bench
+LIB_TARGETS += $(BENCH_UNCONTENDED) $(USPIN_BENCH)
+GUEST_BINS  += $(USPIN_BENCH_GUEST)
+DEB_PACKAGES += gnuplot-nox valgrind python3 qemu-system-x86 busybox-static
+
+BENCH_SRCS := bench/main.c bench/meta.c bench/work.c bench/stats.c bench/clock.c \
+              bench/point.c bench/sweep.c bench/kv.c bench/micro.c \
+              bench/locks.c bench/locks/futex_wait.c \
+              bench/locks/futex_wait_adaptive.c bench/locks/futex_wait_tid.c \
+              bench/locks/futex_lock.c bench/locks/pthread_mutex.c \
+              bench/locks/uspin.c
+BENCH_HDRS := $(wildcard bench/*.h bench/locks/*.h)
+BENCH_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(BENCH_SRCS))
+# libuspin.a is linked, not the .so: micro reads the running-state view,
+# which the .so does not export.
+BENCH_LDLIBS := -lurcu-cds -lurcu -lurcu-common -pthread
+# On the host, where vdso/bpf.mk could build the BPF loader, link it in
+# (libuspin reaches it through a weak reference) so that a root run loads
+# the BPF running-state provider itself when no uspin-stated is there.
+BENCH_HOST_BPF :=
+ifneq ($(RS_LOAD_O),)
+ifeq ($(BPF_MISSING),)
+BENCH_HOST_BPF := $(RS_LOAD_O)
+endif
+endif
+
+$(BUILD)/obj/bench/%.o: bench/%.c $(BENCH_HDRS) $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ibench -Ibench/locks $(CFLAGS) -c -o $@ $<
+
+$(USPIN_BENCH): $(BENCH_OBJS) $(BENCH_HOST_BPF) $(LIBUSPIN_A)
+	$(CC) $(CFLAGS) -o $@ $(BENCH_OBJS) $(BENCH_HOST_BPF) $(LIBUSPIN_A) \
+	  $(if $(BENCH_HOST_BPF),$(LIB_LDLIBS)) $(BENCH_LDLIBS)
+
+# Static for the guest, whose userland is busybox alone.
+$(USPIN_BENCH_GUEST): $(BENCH_OBJS) $(LIBUSPIN_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -static -o $@ $(BENCH_OBJS) $(LIBUSPIN_A) $(BENCH_LDLIBS)
 
 # Linked against libuspin.so, as applications are (PLT call, like glibc's).
 $(BENCH_UNCONTENDED): bench/uncontended.c $(LIBUSPIN_SO)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -L$(BUILD) -luspin \
 	  -Wl,-rpath,$(abspath $(BUILD)) -pthread
 
-.PHONY: bench-uncontended
+.PHONY: bench bench-host bench-guest bench-calibrate bench-uncontended
+# The guest gets only what the run needs: a smaller initramfs, and no
+# dependence on other layers' guest binaries.
+BENCH_GUEST_BINS := $(USPIN_BENCH_GUEST) $(BUILD)/guest/uspin-info
+BENCH_RUN = USPIN_GUEST_BINS="$(BENCH_GUEST_BINS)" BUILD=$(BUILD) \
+	bench/run $(if $(QUICK),--quick) $(if $(BENCH_OUT),--out $(BENCH_OUT))
+
+bench: $(USPIN_BENCH) $(BENCH_GUEST_BINS)
+	$(BENCH_RUN) -- $(BENCH_ARGS)
+
+bench-host: $(USPIN_BENCH)
+	$(BENCH_RUN) --host-only -- $(BENCH_ARGS)
+
+bench-guest: $(USPIN_BENCH) $(BENCH_GUEST_BINS)
+	$(BENCH_RUN) --guest-only -- $(BENCH_ARGS)
+
+bench-calibrate: $(USPIN_BENCH)
+	bench/calibrate.sh $(USPIN_BENCH)
+
 bench-uncontended: $(BENCH_UNCONTENDED)
 	$(BENCH_UNCONTENDED)

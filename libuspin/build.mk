@@ -25,7 +25,7 @@ $(LIBUSPIN_A): $(LIB_OBJS)
 # Only the uspin.h API is exported from the shared object.
 $(LIBUSPIN_SO): $(LIB_OBJS) libuspin/libuspin.map
 	$(CC) $(CFLAGS) -shared -Wl,-soname,libuspin.so.1 \
-	  -Wl,--version-script=libuspin/libuspin.map -o $@ $(filter %.o,$^) -pthread
+	  -Wl,--version-script=libuspin/libuspin.map -o $@ $(filter %.o,$^) -pthread $(LIB_LDLIBS)
 	ln -sf libuspin.so $(BUILD)/libuspin.so.1
 
 $(USPIN_INFO): libuspin/uspin-info.c $(LIBUSPIN_A)

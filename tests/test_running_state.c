@@ -143,8 +143,13 @@ START_TEST(sleeping_thread_reads_off)
 	}
 	pthread_kill(t, SIGUSR2);	/* ignored below; ends nanosleep early */
 	pthread_join(t, NULL);
-	/* An exited TID reads OFF: its last switch-out was published. */
-	ck_assert_int_eq(uspin_rs_query(s.tid), USPIN_RS_OFF);
+	/*
+	 * An exited TID reads OFF once its last switch-out is published;
+	 * join returns at CLONE_CHILD_CLEARTID, before that final switch,
+	 * while the thread may still be on another CPU: wait for it.
+	 */
+	ck_assert_msg(wait_for_state(s.tid, USPIN_RS_OFF, OFF_WITHIN_NS) >= 0,
+		      "exited thread %u never read OFF", s.tid);
 }
 END_TEST
 

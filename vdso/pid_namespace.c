@@ -1,32 +1,20 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * pid_namespace.c - /proc/self/status lists one NSpid per pid namespace
- * level the process belongs to; exactly one means the initial namespace.
+ * pid_namespace.c - the initial pid namespace has a fixed inode number
+ * (PROC_PID_INIT_INO in include/linux/proc_ns.h).  Unlike the NSpid line
+ * of /proc/self/status, this cannot be fooled by a container that mounts a
+ * /proc of its own.
  */
-#include <stdio.h>
-#include <string.h>
+#include <sys/stat.h>
 
 #include "pid_namespace.h"
 
+#define PROC_PID_INIT_INO	0xEFFFFFFCu
+
 int uspin_in_initial_pid_ns(void)
 {
-	FILE *f = fopen("/proc/self/status", "re");
-	char line[256];
-	int levels = -1;
+	struct stat st;
 
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		char *tok, *save;
-
-		if (strncmp(line, "NSpid:", 6) != 0)
-			continue;
-		levels = 0;
-		for (tok = strtok_r(line + 6, " \t\n", &save); tok;
-		     tok = strtok_r(NULL, " \t\n", &save))
-			levels++;
-		break;
-	}
-	fclose(f);
-	return levels == 1;
+	return stat("/proc/self/ns/pid", &st) == 0 &&
+	       st.st_ino == PROC_PID_INIT_INO;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pid_namespace.h"
 #include "running_state.h"
 #include "running_state_providers.h"
 
@@ -21,6 +22,17 @@ static const struct uspin_rs_provider *const providers[] = {
 static const char *active = "none";
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
+/*
+ * Every provider indexes by global TID, and attaches only in the initial
+ * pid namespace; a fork child that lands in a new one (CLONE_NEWPID) must
+ * stop trusting the view it inherited.
+ */
+static void forget_view_in_new_pid_ns(void)
+{
+	if (uspin_rs_view.nr_entries && !uspin_in_initial_pid_ns())
+		__atomic_store_n(&uspin_rs_view.nr_entries, 0, __ATOMIC_RELEASE);
+}
+
 static int try_attach(const struct uspin_rs_provider *p)
 {
 	struct uspin_rs_view view = { 0 };
@@ -33,6 +45,8 @@ static int try_attach(const struct uspin_rs_provider *p)
 	__atomic_store_n(&uspin_rs_view.nr_entries, view.nr_entries,
 			 __ATOMIC_RELEASE);
 	active = p->name;
+	if (view.nr_entries)
+		pthread_atfork(NULL, NULL, forget_view_in_new_pid_ns);
 	return 1;
 }
 

@@ -11,8 +11,10 @@
 
 extern const struct uspin_rs_provider uspin_rs_provider_none;
 extern const struct uspin_rs_provider uspin_rs_provider_vdso;
+extern const struct uspin_rs_provider uspin_rs_provider_bpf;
 
 #define USPIN_RS_PROVIDER_LIST	\
-	&uspin_rs_provider_vdso,
+	&uspin_rs_provider_vdso,	\
+	&uspin_rs_provider_bpf,
 
 #endif

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * clock.c - calibrating the timestamp of clock.h against CLOCK_MONOTONIC,
+ * and naming what the kernel uses, for the metadata.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "bench.h"
+#include "clock.h"
+
+double bench_ns_per_tick = 1.0;
+static char clock_name[64] = "CLOCK_MONOTONIC";
+
+void bench_clock_init(double seconds)
+{
+#ifdef BENCH_HAVE_TSC
+	double t0 = bench_now(), t1;
+	uint64_t c0 = bench_ticks(), c1;
+
+	do {
+		t1 = bench_now();
+		c1 = bench_ticks();
+	} while (t1 - t0 < seconds);
+	bench_ns_per_tick = (t1 - t0) * 1e9 / (double)(c1 - c0);
+	snprintf(clock_name, sizeof(clock_name), "tsc (%.3f GHz)",
+		 1.0 / bench_ns_per_tick);
+#else
+	(void)seconds;
+#endif
+}
+
+const char *bench_clock_name(void)
+{
+	return clock_name;
+}
+
+const char *bench_clocksource(void)
+{
+	static char buf[64];
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+
+	strcpy(buf, "unknown");
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+	}
+	return buf;
+}

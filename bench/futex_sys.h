@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * futex_sys.h - the raw futex calls the hand-made contenders use, and the
+ * caller's TID.  Kept apart so the lock files read like the algorithms.
+ */
+#ifndef BENCH_FUTEX_SYS_H
+#define BENCH_FUTEX_SYS_H
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static inline long bench_futex(uint32_t *uaddr, int op, uint32_t val)
+{
+	return syscall(SYS_futex, uaddr, op | FUTEX_PRIVATE_FLAG, val,
+		       NULL, NULL, 0);
+}
+
+static inline void bench_futex_wait(uint32_t *uaddr, uint32_t val)
+{
+	/* EAGAIN (word changed) and EINTR both mean: look again. */
+	bench_futex(uaddr, FUTEX_WAIT, val);
+}
+
+static inline void bench_futex_wake(uint32_t *uaddr, uint32_t nr)
+{
+	bench_futex(uaddr, FUTEX_WAKE, nr);
+}
+
+/* gettid() is a syscall; the lock paths read this per-thread copy. */
+extern __thread uint32_t bench_tid_cache;
+
+static inline uint32_t bench_tid(void)
+{
+	if (__builtin_expect(bench_tid_cache == 0, 0))
+		bench_tid_cache = (uint32_t)syscall(SYS_gettid);
+	return bench_tid_cache;
+}
+
+#endif /* BENCH_FUTEX_SYS_H */

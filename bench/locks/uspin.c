@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * uspin.c - libuspin under each of its policies.  user_adaptive is the
+ * proposal under evaluation; its name carries the running-state provider
+ * it found ("uspin_user_adaptive(vdso)", "(bpf)", "(none)"), because
+ * without a provider it is only a bounded spin and must not be mistaken
+ * for the real thing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lock.h"
+#include "uspin.h"
+
+_Static_assert(sizeof(uspin_mutex_t) <= BENCH_LOCK_SIZE,
+	       "uspin_mutex_t does not fit the lock storage");
+
+static struct uspin_info us_info(void)
+{
+	struct uspin_info info;
+
+	uspin_query(&info);
+	return info;
+}
+
+/* Without the op the library spins a bounded while: that is uspin_spin. */
+static const char *us_kadapt_probe(void)
+{
+	if (!us_info().futex_lock_adaptive)
+		return "FUTEX_LOCK_ADAPTIVE absent on this kernel (libuspin would fall back to its bounded spin, measured as uspin_spin)";
+	return NULL;
+}
+
+static const char *us_slow_path(void)
+{
+	return us_info().futex_lock ? "slow path FUTEX_LOCK"
+				    : "slow path FUTEX_WAIT (stock-kernel fallback)";
+}
+
+static const char *us_uadapt_describe(void)
+{
+	static char buf[128];
+	struct uspin_info info = us_info();
+
+	snprintf(buf, sizeof(buf), "running-state provider %s%s; %s",
+		 info.running_state,
+		 strcmp(info.running_state, "none") == 0 ?
+			" (degrades to bounded spin)" : "",
+		 us_slow_path());
+	return buf;
+}
+
+static int us_init(void *l, enum uspin_policy policy)
+{
+	return uspin_mutex_init(l, policy);
+}
+
+static int us_block_init(void *l)
+{
+	return us_init(l, USPIN_POLICY_BLOCK);
+}
+
+static int us_spin_init(void *l)
+{
+	return us_init(l, USPIN_POLICY_SPIN_BOUNDED);
+}
+
+static int us_kadapt_init(void *l)
+{
+	return us_init(l, USPIN_POLICY_KERNEL_ADAPTIVE);
+}
+
+static int us_uadapt_init(void *l)
+{
+	return us_init(l, USPIN_POLICY_USER_ADAPTIVE);
+}
+
+static void us_lock(void *l)
+{
+	int err = uspin_mutex_lock(l);
+
+	if (err) {
+		fprintf(stderr, "uspin-bench: uspin_mutex_lock: %s\n",
+			strerror(err));
+		abort();
+	}
+}
+
+static void us_unlock(void *l)
+{
+	uspin_mutex_unlock(l);
+}
+
+static void us_destroy(void *l)
+{
+	uspin_mutex_destroy(l);
+}
+
+#define USPIN_LOCK(_name, _init, _probe, _describe)	\
+	{						\
+		.name = _name,				\
+		.probe = _probe,			\
+		.describe = _describe,			\
+		.init = _init,				\
+		.lock = us_lock,			\
+		.unlock = us_unlock,			\
+		.destroy = us_destroy,			\
+	}
+
+const struct bench_lock bench_lock_uspin_block =
+	USPIN_LOCK("uspin_block", us_block_init, NULL, us_slow_path);
+const struct bench_lock bench_lock_uspin_spin =
+	USPIN_LOCK("uspin_spin", us_spin_init, NULL, us_slow_path);
+const struct bench_lock bench_lock_uspin_kernel_adaptive =
+	USPIN_LOCK("uspin_kernel_adaptive", us_kadapt_init, us_kadapt_probe,
+		   NULL);
+const struct bench_lock bench_lock_uspin_user_adaptive =
+	USPIN_LOCK("uspin_user_adaptive", us_uadapt_init, NULL,
+		   us_uadapt_describe);
