@@ -15,6 +15,8 @@ int uspin_in_initial_pid_ns(void)
 {
 	struct stat st;
 
-	return stat("/proc/self/ns/pid", &st) == 0 &&
-	       st.st_ino == PROC_PID_INIT_INO;
+	if (stat("/proc/self/ns/pid", &st) == 0)
+		return st.st_ino == PROC_PID_INIT_INO;
+	/* A kernel without pid namespaces has only the initial one. */
+	return stat("/proc/self/ns", &st) != 0 && stat("/proc/self", &st) == 0;
 }

@@ -1,0 +1,100 @@
+# kernel/kernel.mk — the patched 6.1 kernel, its guest tests, and the VM loop.
+# Included by the top-level Makefile.
+#
+#   make kernel                   build the patched kernel (cached by inputs)
+#   make vm-check                 kernel + guest bins, boot, run all guest suites
+#   make vm-check KCONFIG=debug   the same on the debug kernel (lockdep & co.)
+#   make vm-selftests-baseline    the futex selftests on the *unpatched* kernel
+#   make kernel-check-series      checkpatch --strict + per-patch builds
+#   kernel/vm-run -- CMD          run anything on the patched kernel
+#
+# The kernel tree and builds live in $(USPIN_CACHE), keyed by the series and
+# the config (see kernel/build), so a warm `make vm-check` only boots.
+
+KCONFIG ?= base
+VM_RUN  := kernel/vm-run
+KERNEL_BUILD := USPIN_CACHE=$(USPIN_CACHE) kernel/build --variant $(KCONFIG)
+
+# Computed without building anything; the paths change with the inputs.
+KERNEL_BUILD_DIR := $(shell $(KERNEL_BUILD) --print)
+KERNEL_TREE      := $(shell $(KERNEL_BUILD) --print-tree)
+VMLINUX          := $(KERNEL_BUILD_DIR)/vmlinux
+KERNEL_HDR       := $(KERNEL_BUILD_DIR)/hdr/include
+KERNEL_STAMP     := $(KERNEL_BUILD_DIR)/.uspin-headers
+
+DEB_PACKAGES += qemu-system-x86 busybox-static linux-source-6.1 flex bison bc \
+		libelf-dev cpio patch xz-utils gzip
+
+# Guest test programs: static, against the patched uapi headers (so the
+# _Static_assert against libuspin/futex_lock_abi.h sees the kernel's numbers).
+KTEST_CFLAGS := -O2 -g -std=gnu11 -pthread -static -Wall -Wextra \
+		-Wno-unused-parameter -Werror
+KTEST_LIBS   := -lcheck -lsubunit -lrt -lm
+KTEST_HDRS   := tests/kernel/futex_lock_test.h libuspin/futex_lock_abi.h
+
+GUEST_BINS += $(BUILD)/guest/test-futex-lock $(BUILD)/guest/test-futex-lock-adaptive \
+	      $(BUILD)/guest/run-guest-suites $(BUILD)/guest/run-futex-selftests
+
+# The suites vm-check runs in the guest, in this order.
+VM_SUITES ?= test-futex-lock test-futex-lock-adaptive futex-selftests \
+	     uspin-info test-uspin
+VM_TIMEOUT ?= 1800
+
+# The kernel's own futex selftests (tools/testing/selftests/futex/functional
+# of the same tree), static; the same binaries run on both kernels.
+FUTEX_SELFTESTS := futex_requeue_pi futex_requeue_pi_mismatched_ops \
+	futex_requeue_pi_signal_restart futex_wait_timeout futex_wait_wouldblock \
+	futex_wait_uninitialized_heap futex_wait_private_mapped_file futex_wait \
+	futex_requeue futex_waitv
+SELFTEST_DIR  := $(BUILD)/futex-selftests
+SELFTEST_BINS := $(addprefix $(SELFTEST_DIR)/,$(FUTEX_SELFTESTS))
+
+.PHONY: kernel vm-check vm-selftests-baseline kernel-check-series kernel-clean
+
+# The stamp's path is keyed by every input, so "exists" means "up to date";
+# one rule builds, so a parallel make never starts two kernel builds.
+kernel: $(KERNEL_STAMP)
+
+$(KERNEL_STAMP):
+	$(KERNEL_BUILD) --headers
+
+$(BUILD)/guest/test-futex-lock: tests/kernel/test_futex_lock.c $(KTEST_HDRS) $(KERNEL_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(KTEST_CFLAGS) $(CPPFLAGS) -isystem $(KERNEL_HDR) -o $@ $< $(KTEST_LIBS)
+
+$(BUILD)/guest/test-futex-lock-adaptive: tests/kernel/test_futex_lock_adaptive.c $(KTEST_HDRS) $(KERNEL_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(KTEST_CFLAGS) $(CPPFLAGS) -isystem $(KERNEL_HDR) -o $@ $< $(KTEST_LIBS)
+
+$(BUILD)/guest/run-guest-suites $(BUILD)/guest/run-futex-selftests: $(BUILD)/guest/%: tests/kernel/%
+	@mkdir -p $(@D)
+	cp $< $@
+
+$(SELFTEST_DIR)/%: $(KERNEL_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -static -pthread -D_GNU_SOURCE= -w \
+		-I$(KERNEL_TREE)/tools/testing/selftests/futex/include \
+		-I$(KERNEL_TREE)/tools/testing/selftests -isystem $(KERNEL_HDR) \
+		-o $@ $(KERNEL_TREE)/tools/testing/selftests/futex/functional/$*.c -lpthread -lrt
+
+vm-check: kernel guest-bins $(SELFTEST_BINS)
+	USPIN_GUEST_BINS="$(GUEST_BINS)" USPIN_CACHE=$(USPIN_CACHE) \
+	  $(VM_RUN) --kernel $(VMLINUX) --smp 2 --timeout $(VM_TIMEOUT) \
+	  --log $(BUILD)/vm-check-$(KCONFIG).log --files $(SELFTEST_DIR) \
+	  -- run-guest-suites $(VM_SUITES)
+
+# The unpatched Debian kernel, same config and selftest binaries: the
+# "no regression" baseline for the futex selftests.  Not part of `check`.
+vm-selftests-baseline: $(SELFTEST_BINS) $(BUILD)/guest/run-guest-suites $(BUILD)/guest/run-futex-selftests
+	USPIN_CACHE=$(USPIN_CACHE) kernel/build --variant $(KCONFIG) --unpatched
+	USPIN_GUEST_BINS="$(BUILD)/guest/run-guest-suites $(BUILD)/guest/run-futex-selftests" \
+	  USPIN_CACHE=$(USPIN_CACHE) $(VM_RUN) \
+	  --kernel $$(USPIN_CACHE=$(USPIN_CACHE) kernel/build --variant $(KCONFIG) --unpatched --print)/vmlinux \
+	  --smp 2 --timeout $(VM_TIMEOUT) --log $(BUILD)/vm-selftests-baseline.log \
+	  --files $(SELFTEST_DIR) -- run-guest-suites futex-selftests
+
+kernel-check-series:
+	USPIN_CACHE=$(USPIN_CACHE) kernel/check-series
+
+kernel-clean:
+	rm -rf $(USPIN_CACHE)/build $(USPIN_CACHE)/tree $(USPIN_CACHE)/kvm-probe

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Helpers shared by the in-guest Check suites of FUTEX_LOCK and
+ * FUTEX_LOCK_ADAPTIVE.  Compiled against the patched kernel's uapi headers
+ * (make headers_install), so FUTEX_LOCK* come from <linux/futex.h> of the
+ * kernel under test.
+ */
+#ifndef USPIN_TESTS_KERNEL_FUTEX_LOCK_TEST_H
+#define USPIN_TESTS_KERNEL_FUTEX_LOCK_TEST_H
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef FUTEX_LOCK
+#error "<linux/futex.h> lacks FUTEX_LOCK: compile against the patched kernel's uapi headers"
+#endif
+
+/* The library's single definition of the op numbers must match the kernel's. */
+#if __has_include("futex_lock_abi.h")
+#include "futex_lock_abi.h"
+_Static_assert(USPIN_FUTEX_LOCK == FUTEX_LOCK,
+	       "libuspin/futex_lock_abi.h and the kernel disagree on FUTEX_LOCK");
+_Static_assert(USPIN_FUTEX_LOCK_ADAPTIVE == FUTEX_LOCK_ADAPTIVE,
+	       "libuspin/futex_lock_abi.h and the kernel disagree on FUTEX_LOCK_ADAPTIVE");
+#define FUTEX_LOCK_ABI_CHECKED 1
+#else
+#define FUTEX_LOCK_ABI_CHECKED 0
+#endif
+
+/* A TID no task can have: above PID_MAX_LIMIT (4M), inside FUTEX_TID_MASK. */
+#define NO_SUCH_TID 0x3ffffff0u
+
+static inline long sys_futex(void *uaddr, int op, uint32_t val,
+			     const struct timespec *abs)
+{
+	return syscall(SYS_futex, uaddr, op, val, abs, NULL, 0);
+}
+
+/* FUTEX_LOCK* call; returns 0 or the errno. */
+static inline int futex_lock_op(uint32_t *w, int op, const struct timespec *abs)
+{
+	return sys_futex(w, op, 0, abs) ? errno : 0;
+}
+
+static inline uint32_t load(uint32_t *w)
+{
+	return __atomic_load_n(w, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * The user-space side of the protocol (what libuspin does): fast path
+ * 0 -> TID; slow path FUTEX_LOCK*.  Returns 0 or the errno.  *slow counts
+ * the calls that entered the kernel.
+ */
+static inline int ulock(uint32_t *w, int op, unsigned long *slow)
+{
+	uint32_t zero = 0;
+
+	if (__atomic_compare_exchange_n(w, &zero, (uint32_t)gettid(), 0,
+					__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return 0;
+	if (slow)
+		(*slow)++;
+	return futex_lock_op(w, op, NULL);
+}
+
+/* Unlock: TID -> 0, or with FUTEX_WAITERS set: store 0 and wake one. */
+static inline void uunlock(uint32_t *w, int private_flag)
+{
+	uint32_t tid = (uint32_t)gettid();
+
+	if (__atomic_compare_exchange_n(w, &tid, 0, 0, __ATOMIC_RELEASE,
+					__ATOMIC_RELAXED))
+		return;
+	__atomic_exchange_n(w, 0, __ATOMIC_RELEASE);
+	syscall(SYS_futex, w, FUTEX_WAKE | private_flag, 1, NULL, NULL, 0);
+}
+
+static inline void ts_add_ms(struct timespec *ts, long ms)
+{
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+static inline int ts_cmp(const struct timespec *a, const struct timespec *b)
+{
+	if (a->tv_sec != b->tv_sec)
+		return a->tv_sec < b->tv_sec ? -1 : 1;
+	if (a->tv_nsec != b->tv_nsec)
+		return a->tv_nsec < b->tv_nsec ? -1 : 1;
+	return 0;
+}
+
+static inline struct timespec deadline_ms(clockid_t clk, long ms)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	ts_add_ms(&ts, ms);
+	return ts;
+}
+
+static inline void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Scheduler state letter of a task ('R', 'S', ...) from /proc, or 0. */
+static inline char task_state(pid_t pid, pid_t tid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Wait (sleeping, so adaptive spinners give up) until a task sleeps. */
+static inline int wait_until_sleeping(pid_t pid, pid_t tid)
+{
+	for (int i = 0; i < 2000; i++) {
+		if (task_state(pid, tid) == 'S')
+			return 1;
+		sleep_ms(5);
+	}
+	return 0;
+}
+
+/*
+ * pthread_join() that gives up after @sec seconds (a lost wake-up is a
+ * hang); the thread's return value goes to *@ret if @ret is not NULL.
+ */
+static inline int join_within(pthread_t t, int sec, void **ret)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += sec;
+	return pthread_timedjoin_np(t, ret, &ts);
+}
+
+static inline void pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+#endif /* USPIN_TESTS_KERNEL_FUTEX_LOCK_TEST_H */

@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_futex_lock_adaptive — what FUTEX_LOCK_ADAPTIVE adds to FUTEX_LOCK:
+ * mutual exclusion under 2-32 threads, and spinning (instead of sleeping)
+ * while the owner runs on another CPU.  Needs at least 2 CPUs.
+ *
+ * The spinning check measures nothing in time: it counts voluntary context
+ * switches (getrusage(RUSAGE_THREAD).ru_nvcsw) per slow-path call, and
+ * compares FUTEX_LOCK_ADAPTIVE against FUTEX_LOCK within one run, with a
+ * wide margin, so that a slow emulator (QEMU TCG) cannot make it flaky.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/sysinfo.h>
+
+#include "futex_lock_test.h"
+
+static long nvcsw_self(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_nvcsw;
+}
+
+static void work(unsigned int n)
+{
+	for (volatile unsigned int i = 0; i < n; i++)
+		;
+}
+
+/* --- mutual exclusion, 2..32 threads ------------------------------------ */
+
+static const int nthreads[] = { 2, 4, 8, 16, 32 };
+#define ME_TOTAL 16000		/* acquisitions per test, split among threads */
+
+static uint32_t mw;
+static volatile pid_t owner;
+static unsigned long counter;	/* deliberately not atomic */
+static int me_iters, me_bad;
+
+static void *me_thread(void *arg)
+{
+	pid_t self = gettid();
+
+	for (int i = 0; i < me_iters; i++) {
+		if (ulock(&mw, FUTEX_LOCK_ADAPTIVE_PRIVATE, NULL)) {
+			__atomic_store_n(&me_bad, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		if (owner != 0)
+			__atomic_store_n(&me_bad, 1, __ATOMIC_RELAXED);
+		owner = self;
+		counter++;
+		work(50);
+		if (owner != self || (load(&mw) & FUTEX_TID_MASK) != (uint32_t)self)
+			__atomic_store_n(&me_bad, 1, __ATOMIC_RELAXED);
+		owner = 0;
+		uunlock(&mw, FUTEX_PRIVATE_FLAG);
+		work(50);
+	}
+	return NULL;
+}
+
+START_TEST(test_mutual_exclusion)
+{
+	int n = nthreads[_i];
+	pthread_t t[32];
+
+	mw = 0;
+	owner = 0;
+	counter = 0;
+	me_bad = 0;
+	me_iters = ME_TOTAL / n;
+	for (int i = 0; i < n; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, me_thread, NULL), 0);
+	for (int i = 0; i < n; i++)
+		ck_assert_msg(join_within(t[i], 240, NULL) == 0, "%d threads: thread %d hung", n, i);
+	ck_assert_msg(!me_bad, "%d threads: two owners at once, or a bad word", n);
+	ck_assert_uint_eq(counter, (unsigned long)me_iters * n);
+	ck_assert_uint_eq(load(&mw), 0);
+}
+END_TEST
+
+/* --- it spins while the owner runs -------------------------------------- */
+
+/*
+ * Two threads pinned to the two CPUs take turns on one lock with a critical
+ * section long against the time outside it, until together they have made
+ * PP_SLOW slow-path calls (so the sample does not depend on how the host
+ * schedules the vCPUs), or PP_MAX_ITERS iterations each.
+ */
+#define PP_SLOW 200
+#define PP_MAX_ITERS 200000
+static uint32_t pw;
+static int pp_op, pp_ready, pp_go;
+static unsigned long pp_slow;
+
+struct pp_result {
+	int cpu;
+	long nvcsw;
+	unsigned long slow;
+	int err;
+};
+
+static void *pingpong(void *arg)
+{
+	struct pp_result *r = arg;
+	unsigned long slow;
+	long before;
+
+	pin_to_cpu(r->cpu);
+	/* Start together, so that the two really contend. */
+	__atomic_fetch_add(&pp_ready, 1, __ATOMIC_RELAXED);
+	while (!__atomic_load_n(&pp_go, __ATOMIC_ACQUIRE))
+		;
+	before = nvcsw_self();
+	for (int i = 0; i < PP_MAX_ITERS; i++) {
+		if (__atomic_load_n(&pp_slow, __ATOMIC_RELAXED) >= PP_SLOW)
+			break;
+		slow = 0;
+		if (ulock(&pw, pp_op, &slow)) {
+			r->err = 1;
+			break;
+		}
+		work(2000);
+		uunlock(&pw, FUTEX_PRIVATE_FLAG);
+		if (slow) {
+			r->slow++;
+			__atomic_fetch_add(&pp_slow, 1, __ATOMIC_RELAXED);
+		}
+		work(100);
+	}
+	r->nvcsw = nvcsw_self() - before;
+	return NULL;
+}
+
+static void run_pingpong(int op, long *nvcsw, unsigned long *slow)
+{
+	struct pp_result r[2] = { { .cpu = 0 }, { .cpu = 1 } };
+	pthread_t t[2];
+
+	pw = 0;
+	pp_op = op;
+	pp_ready = 0;
+	pp_go = 0;
+	pp_slow = 0;
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, pingpong, &r[i]), 0);
+	while (__atomic_load_n(&pp_ready, __ATOMIC_RELAXED) < 2)
+		sleep_ms(1);
+	__atomic_store_n(&pp_go, 1, __ATOMIC_RELEASE);
+	for (int i = 0; i < 2; i++)
+		ck_assert_msg(join_within(t[i], 240, NULL) == 0, "ping-pong thread hung");
+	ck_assert_int_eq(r[0].err + r[1].err, 0);
+	*nvcsw = r[0].nvcsw + r[1].nvcsw;
+	*slow = r[0].slow + r[1].slow;
+}
+
+START_TEST(test_spins_while_owner_runs)
+{
+	long sw_lock, sw_adaptive;
+	unsigned long slow_lock, slow_adaptive;
+	double per_lock, per_adaptive;
+
+	ck_assert_msg(get_nprocs() >= 2, "needs 2 CPUs (vm-run --smp 2)");
+
+	run_pingpong(FUTEX_LOCK_PRIVATE, &sw_lock, &slow_lock);
+	run_pingpong(FUTEX_LOCK_ADAPTIVE_PRIVATE, &sw_adaptive, &slow_adaptive);
+
+	per_lock = slow_lock ? (double)sw_lock / slow_lock : 0;
+	per_adaptive = slow_adaptive ? (double)sw_adaptive / slow_adaptive : 0;
+	printf("spin check: FUTEX_LOCK %lu slow calls, %ld voluntary switches (%.3f/call); "
+	       "FUTEX_LOCK_ADAPTIVE %lu slow calls, %ld voluntary switches (%.3f/call)\n",
+	       slow_lock, sw_lock, per_lock, slow_adaptive, sw_adaptive, per_adaptive);
+
+	/* Both were contended enough for a sample. */
+	ck_assert_msg(slow_lock >= PP_SLOW && slow_adaptive >= PP_SLOW,
+		      "too little contention for a verdict");
+	/* FUTEX_LOCK sleeps on its slow path ... */
+	ck_assert_msg(per_lock >= 0.5, "FUTEX_LOCK barely slept (%.3f/call)", per_lock);
+	/* ... FUTEX_LOCK_ADAPTIVE almost never does, and far less. */
+	ck_assert_msg(per_adaptive <= 0.2, "FUTEX_LOCK_ADAPTIVE slept %.3f/call", per_adaptive);
+	ck_assert_msg(4 * per_adaptive <= per_lock,
+		      "FUTEX_LOCK_ADAPTIVE (%.3f/call) not clearly below FUTEX_LOCK (%.3f/call)",
+		      per_adaptive, per_lock);
+}
+END_TEST
+
+/* --- it stops spinning when the owner sleeps, and at the timeout -------- */
+
+static uint32_t ow;
+static volatile int owner_stop;
+static volatile int owner_holding;
+
+static void *sleeping_owner(void *arg)
+{
+	pin_to_cpu(1);
+	ow = gettid();
+	owner_holding = 1;
+	sleep_ms(300);		/* off the CPU while holding the lock */
+	uunlock(&ow, FUTEX_PRIVATE_FLAG);
+	return NULL;
+}
+
+START_TEST(test_blocks_when_owner_sleeps)
+{
+	pthread_t t;
+	long before, after;
+
+	ck_assert_msg(get_nprocs() >= 2, "needs 2 CPUs");
+	pin_to_cpu(0);
+	owner_holding = 0;
+	ck_assert_int_eq(pthread_create(&t, NULL, sleeping_owner, NULL), 0);
+	while (!owner_holding)
+		sleep_ms(1);
+	before = nvcsw_self();
+	ck_assert_int_eq(futex_lock_op(&ow, FUTEX_LOCK_ADAPTIVE_PRIVATE, NULL), 0);
+	after = nvcsw_self();
+	ck_assert_uint_eq(load(&ow) & FUTEX_TID_MASK, (uint32_t)gettid());
+	/* It slept instead of burning the CPU for 300 ms. */
+	ck_assert_int_ge(after - before, 1);
+	pthread_join(t, NULL);
+}
+END_TEST
+
+static void *running_owner(void *arg)
+{
+	pin_to_cpu(1);
+	ow = gettid();
+	owner_holding = 1;
+	while (!owner_stop)
+		;		/* on the CPU, holding the lock */
+	uunlock(&ow, FUTEX_PRIVATE_FLAG);
+	return NULL;
+}
+
+START_TEST(test_spin_honours_timeout)
+{
+	pthread_t t;
+	struct timespec abs, now;
+
+	ck_assert_msg(get_nprocs() >= 2, "needs 2 CPUs");
+	pin_to_cpu(0);
+	owner_holding = 0;
+	owner_stop = 0;
+	ck_assert_int_eq(pthread_create(&t, NULL, running_owner, NULL), 0);
+	while (!owner_holding)
+		sleep_ms(1);
+	abs = deadline_ms(_i ? CLOCK_REALTIME : CLOCK_MONOTONIC, 200);
+	ck_assert_int_eq(futex_lock_op(&ow, FUTEX_LOCK_ADAPTIVE_PRIVATE |
+				       (_i ? FUTEX_CLOCK_REALTIME : 0), &abs), ETIMEDOUT);
+	clock_gettime(_i ? CLOCK_REALTIME : CLOCK_MONOTONIC, &now);
+	ck_assert_msg(ts_cmp(&now, &abs) >= 0, "returned before the deadline");
+	ck_assert_uint_eq(load(&ow) & FUTEX_WAITERS, FUTEX_WAITERS);
+	owner_stop = 1;
+	pthread_join(t, NULL);
+	ck_assert_uint_eq(load(&ow), 0);
+}
+END_TEST
+
+static Suite *adaptive_suite(void)
+{
+	Suite *s = suite_create("futex_lock_adaptive");
+	TCase *tc;
+
+	tc = tcase_create("mutual_exclusion");
+	tcase_set_timeout(tc, 300);
+	tcase_add_loop_test(tc, test_mutual_exclusion, 0,
+			    sizeof(nthreads) / sizeof(nthreads[0]));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("spins_while_owner_runs");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_spins_while_owner_runs);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("blocks_when_owner_sleeps");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_blocks_when_owner_sleeps);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("spin_honours_timeout");
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test_spin_honours_timeout, 0, 2);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(adaptive_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
