@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 
@@ -153,28 +154,67 @@ START_TEST(sleeping_thread_reads_off)
 }
 END_TEST
 
+/*
+ * Wait until the child sets *@seen (it reads itself ON); -1 on timeout.
+ * The parent cannot ask uspin_rs_query(child) for ON: when the two share a
+ * CPU (pinned, or the other CPUs busy with unrelated work, which the load
+ * balancer then leaves alone), the parent runs only while the child is
+ * switched out, so every read it makes is correctly OFF.  (Seen on the
+ * 2-CPU host with a compiler on the other CPU: ftrace shows hundreds of
+ * switches into the child in that second, the child reads itself ON, the
+ * parent reads OFF.)
+ */
+static int64_t wait_child_saw_on(volatile int *seen, int64_t limit_ns)
+{
+	int64_t t0 = now_on(CLOCK_MONOTONIC), t;
+
+	for (;;) {
+		t = now_on(CLOCK_MONOTONIC) - t0;
+		if (*seen)
+			return t;
+		if (t > limit_ns)
+			return -1;
+		sched_yield();	/* lets a child on this CPU run */
+	}
+}
+
 START_TEST(stopped_process_reads_off_and_back_on)
 {
+	volatile int *seen;
 	pid_t pid;
 	int status;
 
 	if (!provider_or_skip("sigstop"))
 		return;
+	seen = mmap(NULL, sizeof(*seen), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne((void *)seen, MAP_FAILED);
+	*seen = 0;
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
-	if (pid == 0)
-		for (;;)
-			;	/* busy until killed */
-	ck_assert_int_ge(wait_for_state(pid, USPIN_RS_ON, 5 * NSEC_PER_SEC), 0);
+	if (pid == 0) {
+		uint32_t self = test_gettid();
+
+		for (;;)	/* busy until killed, saying whether it reads ON */
+			if (uspin_rs_query(self) == USPIN_RS_ON)
+				*seen = 1;
+	}
+	ck_assert_msg(wait_child_saw_on(seen, 5 * NSEC_PER_SEC) >= 0,
+		      "busy child %d never read itself ON", pid);
 	kill(pid, SIGSTOP);
 	ck_assert_int_eq(waitpid(pid, &status, WUNTRACED), pid);
 	ck_assert_msg(wait_for_state(pid, USPIN_RS_OFF, OFF_WITHIN_NS) >= 0,
 		      "stopped process never read OFF");
+	*seen = 0;	/* the child is stopped: it cannot set it meanwhile */
 	kill(pid, SIGCONT);
-	ck_assert_int_ge(wait_for_state(pid, USPIN_RS_ON, 5 * NSEC_PER_SEC), 0);
+	ck_assert_msg(wait_child_saw_on(seen, 5 * NSEC_PER_SEC) >= 0,
+		      "continued child %d never read itself ON", pid);
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
-	ck_assert_int_eq(uspin_rs_query(pid), USPIN_RS_OFF);
+	/* waitpid() can return before the dead child's last switch-out. */
+	ck_assert_msg(wait_for_state(pid, USPIN_RS_OFF, OFF_WITHIN_NS) >= 0,
+		      "killed process never read OFF");
+	munmap((void *)seen, sizeof(*seen));
 }
 END_TEST
 

@@ -41,7 +41,7 @@ LIB_SRCS   += vdso/bpf/rs_load.c
 LIB_LDLIBS += $(shell pkg-config --libs libbpf)
 BPF_TARGETS := $(USPIN_STATED) $(TEST_BPF) $(PINGPONG)
 TEST_BPF_SRCS := $(wildcard tests/bpf/*.c)
-BPF_CFLAGS := -target bpf -g -O2 -Wall -Wextra -Wno-unused-parameter -Werror \
+BPF_CFLAGS := -target bpf -mcpu=v3 -g -O2 -Wall -Wextra -Wno-unused-parameter -Werror \
               -D__TARGET_ARCH_x86 -I$(BPF_DIR) -Ivdso/bpf
 
 all: $(BPF_TARGETS)

@@ -84,6 +84,11 @@ int uspin_bpf_rs_load(struct uspin_bpf_rs *rs, int verbose)
 		goto out;
 	}
 	err = bpf_map__set_max_entries(skel->maps.uspin_rs, chunks);
+	/* The repair program needs sched_exit_tp (Linux 6.16+). */
+	if (!err && libbpf_find_vmlinux_btf_id("sched_exit_tp",
+						BPF_TRACE_RAW_TP) < 0)
+		err = bpf_program__set_autoload(skel->progs.uspin_sched_exit,
+						false);
 	if (!err)
 		err = running_state_bpf__load(skel);
 	if (err)
@@ -112,14 +117,17 @@ out:
 int uspin_bpf_rs_attach(struct uspin_bpf_rs *rs)
 {
 	struct running_state_bpf *skel = rs->skel;
-	struct bpf_link *link;
+	int err;
 
 	if (rs->link)
 		return 0;
-	link = bpf_program__attach(skel->progs.uspin_sched_switch);
-	if (!link)
-		return -errno;
-	rs->link = link;
+	/* Every loaded program: sched_switch and, where present, the repair. */
+	err = running_state_bpf__attach(skel);
+	if (err) {
+		running_state_bpf__detach(skel);
+		return err < 0 ? err : -err;
+	}
+	rs->link = skel;	/* the links live in skel->links */
 	return 0;
 }
 
@@ -131,7 +139,7 @@ void uspin_bpf_rs_detach(struct uspin_bpf_rs *rs)
 {
 	if (!rs->link)
 		return;
-	bpf_link__destroy(rs->link);
+	running_state_bpf__detach(rs->skel);
 	rs->link = NULL;
 }
 

@@ -13,7 +13,7 @@
 
 struct uspin_bpf_rs {
 	void *skel;		/* struct running_state_bpf */
-	void *link;		/* struct bpf_link, NULL while detached */
+	void *link;		/* non-NULL while attached (links in skel) */
 	int map_fd;		/* frozen: user space can only map it read-only */
 	uint32_t nr_entries;
 	size_t map_bytes;

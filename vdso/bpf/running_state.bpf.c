@@ -27,27 +27,93 @@ struct {
 	__uint(max_entries, 1);
 } uspin_rs SEC(".maps");
 
-static __always_inline void set_entry(pid_t pid, __u32 val)
+/*
+ * The TID last published as running on this CPU (0: none or an idle task).
+ * Lets the sched_exit_tp program below retire an entry whose switch-out
+ * was never seen (see there).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(max_entries, 1);
+} uspin_rs_cur SEC(".maps");
+
+static __always_inline __u32 *entry_of(pid_t pid)
 {
 	__u32 key = (__u32)pid / USPIN_BPF_CHUNK_TIDS;
 	struct rs_chunk *c;
 
 	if (pid <= 0)
-		return;
+		return 0;
 	c = bpf_map_lookup_elem(&uspin_rs, &key);
 	if (!c)		/* beyond the map: user space answers UNKNOWN */
-		return;
-	/* One aligned 32-bit store: readers never see a torn entry. */
-	c->e[(__u32)pid & (USPIN_BPF_CHUNK_TIDS - 1)] = val;
+		return 0;
+	return &c->e[(__u32)pid & (USPIN_BPF_CHUNK_TIDS - 1)];
+}
+
+/* One aligned 32-bit store: readers never see a torn entry. */
+static __always_inline void set_entry(pid_t pid, __u32 val)
+{
+	__u32 *e = entry_of(pid);
+
+	if (e && *e != val)	/* skip the store (and the dirty line) */
+		*e = val;
+}
+
+/* @pid now runs on this CPU: publish it, remember it as this CPU's. */
+static __always_inline void set_running(pid_t pid, __u32 cpu)
+{
+	__u32 zero = 0, *cur = bpf_map_lookup_elem(&uspin_rs_cur, &zero);
+
+	set_entry(pid, cpu + 1);
+	if (cur)
+		*cur = pid > 0 ? (__u32)pid : 0;
 }
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(uspin_sched_switch, bool preempt, struct task_struct *prev,
 	     struct task_struct *next)
 {
-	/* prev first: a switch to itself must end "on". */
+	/*
+	 * prev first.  A plain store is safe: prev cannot run elsewhere
+	 * before this CPU clears prev->on_cpu in finish_task_switch (the
+	 * waker and the load balancer wait for that, with acquire), so this
+	 * store is ordered before any switch-in of prev on another CPU.
+	 */
 	set_entry(prev->pid, 0);
-	set_entry(next->pid, bpf_get_smp_processor_id() + 1);
+	set_running(next->pid, bpf_get_smp_processor_id());
+	return 0;
+}
+
+/*
+ * End of __schedule() and of schedule_tail() (a new task's first run), in
+ * the context of the task that now runs: repair a missed sched_switch.
+ * Some kernels drop trace events raised in the context of particular
+ * tasks (this project's PVM guest does so for its agent's threads:
+ * neither ftrace nor BPF sees a sched_switch whose prev is one of them),
+ * so the switch-in of whatever runs next would be lost and that task read
+ * OFF while it runs, until its next traced switch.  Here we (1) retire the
+ * task last published on this CPU if it is not the one running now --
+ * compare-and-swap, so that an entry already rewritten by that task's
+ * switch-in on another CPU is left alone -- and (2) publish current.
+ * Optional: absent before the sched_exit_tp tracepoint (Linux 6.16); the
+ * loader then leaves it out.
+ */
+SEC("tp_btf/sched_exit_tp")
+int uspin_sched_exit(void *ctx)
+{
+	__u32 zero = 0, *cur = bpf_map_lookup_elem(&uspin_rs_cur, &zero);
+	__u32 cpu = bpf_get_smp_processor_id();
+	pid_t pid = (pid_t)bpf_get_current_pid_tgid();	/* TID, 0 if idle */
+
+	if (cur && *cur != (__u32)pid) {
+		__u32 *e = entry_of((pid_t)*cur);
+
+		if (e)
+			__sync_val_compare_and_swap(e, cpu + 1, 0);
+	}
+	set_running(pid, cpu);
 	return 0;
 }
 
