@@ -14,7 +14,7 @@ out=${1:-build/model}
 SPIN=${SPIN:-spin}
 PANCC=${PANCC:-gcc}
 MAXDEPTH=100000		# pan -m; the deepest run reaches a few hundred
-PANTIMEOUT=120		# seconds per pan run; the whole set takes ~15 s
+PANTIMEOUT=120		# seconds per pan run; the whole set takes ~45 s
 
 for tool in "$SPIN" "$PANCC"; do
 	command -v "$tool" >/dev/null 2>&1 ||
@@ -70,17 +70,27 @@ check() {
 	fi
 }
 
-BOTH="-DSLOW_KERNEL -DSLOW_WAIT"
+# Every slow-path entry picks A (FUTEX_LOCK), B (FUTEX_WAIT fallback) or
+# C (FUTEX_LOCK_ADAPTIVE); runs using only A and B are among these, so the
+# former A+B-only configurations are subsumed.
+ALL="-DSLOW_KERNEL -DSLOW_WAIT -DSLOW_ADAPTIVE"
 
 # Positive configurations: mutual exclusion, invariants, no invalid end state.
 check kernel           ok "-DSLOW_KERNEL"
 check wait             ok "-DSLOW_WAIT"
-check mixed            ok "$BOTH"
-check timeouts         ok "$BOTH -DTIMEOUTS"
-check timeouts-k3      ok "$BOTH -DTIMEOUTS -DK=3"
+check adaptive         ok "-DSLOW_ADAPTIVE"
+check mixed            ok "$ALL"
+check timeouts         ok "$ALL -DTIMEOUTS"
+check timeouts-k3      ok "$ALL -DTIMEOUTS -DK=3"
 # Liveness: no cycle without progress (no livelock / endless retry loop).
-check mixed-progress   ok "$BOTH" "-DNP" "-l"
-check timeouts-progress ok "$BOTH -DTIMEOUTS" "-DNP" "-l"
+# Runs without timeouts are among these.
+check progress         ok "$ALL -DTIMEOUTS" "-DNP" "-l"
+# Path C's post-wake respin comes after the retry under hb, which already
+# re-set WAITERS for those still queued: the forced WAITERS on its take is
+# a spare (belt and braces), not what prevents the lost wake-up ...
+check respin-unforced  ok "$ALL -DTIMEOUTS -DRESPIN_NO_W"
+# ... and it alone also saves the 2010 order (spin before the retry).
+check respin-first-forced ok "-DSLOW_ADAPTIVE -DTIMEOUTS -DRESPIN_FIRST"
 
 # Negative controls: the 2010 seed's rule (acquire with TID only while
 # others remain queued) must lose a wake-up.  Without the invariant monitor
@@ -88,9 +98,13 @@ check timeouts-progress ok "$BOTH -DTIMEOUTS" "-DNP" "-l"
 # (which let a stuck sleeper escape) the invariant must catch it.
 check seed-kernel      "invalid end state"  "-DSLOW_KERNEL -DSEED_RULE -DNO_INV"
 check seed-wait        "invalid end state"  "-DSLOW_WAIT -DSEED_RULE -DNO_INV"
-check seed-timeouts    "assertion violated" "$BOTH -DTIMEOUTS -DSEED_RULE"
+check seed-timeouts    "assertion violated" "$ALL -DTIMEOUTS -DSEED_RULE"
 # A waiter woken and then timed out must retry, not return ETIMEDOUT.
-check bad-timeout      "assertion violated" "$BOTH -DTIMEOUTS -DBAD_TIMEOUT"
+check bad-timeout      "assertion violated" "$ALL -DTIMEOUTS -DBAD_TIMEOUT"
+# Path C without either safeguard: a woken waiter spins before its retry
+# under hb and takes 0 -> tid without WAITERS (the 2010 spinner).
+check respin-first     "invalid end state"  "-DSLOW_ADAPTIVE -DRESPIN_FIRST -DRESPIN_NO_W -DNO_INV"
+check respin-first-timeouts "assertion violated" "$ALL -DTIMEOUTS -DRESPIN_FIRST -DRESPIN_NO_W"
 
 end=$(date +%s)
 echo "model: $pass passed, $fail failed ($((end - start)) s)"

@@ -18,13 +18,22 @@
  * Configuration (cpp macros, given to `spin -D...`):
  *   SLOW_KERNEL    slow path A: the FUTEX_LOCK kernel op
  *   SLOW_WAIT      slow path B: stock-kernel fallback with FUTEX_WAIT
- *                  (both: every slow-path entry picks A or B)
+ *   SLOW_ADAPTIVE  slow path C: the FUTEX_LOCK_ADAPTIVE kernel op (a
+ *                  kernel spin phase, then path A; a woken waiter whose
+ *                  retry under hb fails spins once more before re-queueing)
+ *                  (several: every slow-path entry picks one of them)
  *   TIMEOUTS       a sleeping waiter may time out and give up the iteration
  *   SEED_RULE      negative control: the 2010 seed's rule - the kernel
  *                  acquires with TID only even when others remain queued,
  *                  and the fallback acquires with TID only
  *   BAD_TIMEOUT    negative control: a waiter that was woken and then sees
  *                  its timeout returns ETIMEDOUT instead of retrying
+ *   RESPIN_NO_W    (path C) the post-wake respin takes 0 -> tid keeping the
+ *                  flag bits, without forcing WAITERS - still correct: the
+ *                  failed retry under hb before it re-set WAITERS already
+ *   RESPIN_FIRST   negative control (path C): a woken waiter spins before
+ *                  its retry under hb (the 2010 seed's order); with
+ *                  RESPIN_NO_W that take loses a wake-up
  *   NO_INV         leave out the invariant monitor (so that a lost wake-up
  *                  must show up as an invalid end state: a thread asleep
  *                  forever after all others finished)
@@ -34,7 +43,7 @@
 #ifndef K
 #define K 2
 #endif
-#if !defined(SLOW_KERNEL) && !defined(SLOW_WAIT)
+#if !defined(SLOW_KERNEL) && !defined(SLOW_WAIT) && !defined(SLOW_ADAPTIVE)
 #define SLOW_KERNEL
 #endif
 
@@ -59,6 +68,14 @@ byte cs;		/* threads in the critical section */
 #define WAIT_ACQ(me)	((me) | WBIT)
 #endif
 
+#ifdef RESPIN_NO_W
+#define RESPIN_W	0
+#else
+/* post-wake respin: it cannot see the queue, so it always sets WAITERS */
+/* (a spare wake at worst; check.sh's respin-unforced shows it redundant) */
+#define RESPIN_W	WBIT
+#endif
+
 /* cmpxchg(word, old, new): ok tells success; on failure v = current value */
 inline cas(old, new) {
 	atomic {
@@ -74,6 +91,11 @@ proctype T(byte me)
 	byte i;		/* iterations done */
 	byte v;		/* last value read from the word */
 	bool ok;
+#ifdef SLOW_ADAPTIVE
+	byte c;		/* path C: 0 not in C (or first spin not done yet),
+			   1 in C, 2 woken (respin due if the retry fails),
+			   3 post-wake respin */
+#endif
 
 top:
 	if
@@ -98,15 +120,44 @@ top:
 		fi
 	fi;
 	v = 0;
-#if defined(SLOW_KERNEL) && defined(SLOW_WAIT)
 	if
+#ifdef SLOW_KERNEL
 	:: goto pathA
+#endif
+#ifdef SLOW_WAIT
 	:: goto pathB
+#endif
+#ifdef SLOW_ADAPTIVE
+	:: goto pathC
+#endif
 	fi;
-#elif defined(SLOW_KERNEL)
-	goto pathA;
-#else
-	goto pathB;
+
+#ifdef SLOW_ADAPTIVE
+	/*
+	 * ---- slow path C: FUTEX_LOCK_ADAPTIVE ----
+	 * Spin phase, not under hb: 0 or 1 attempts (the owner stops running
+	 * or not), each a load and, if the TID part is 0, a cmpxchg
+	 * v -> v|tid that keeps the flag bits; a post-wake respin (c == 3)
+	 * adds WAITERS.  Then path A, remembering that we are in C.
+	 */
+pathC:
+	if
+	:: atomic { c = 1 }
+	:: atomic { (word & TIDM) == 0 -> v = word } ->
+		atomic {
+			if
+			:: word == v ->
+				word = v | me | (c == 3 -> RESPIN_W : 0);
+				woken[me] = 0; ok = 1
+			:: else -> ok = 0
+			fi;
+			c = 1; v = 0
+		}
+		if
+		:: ok -> goto acquired
+		:: else
+		fi
+	fi;
 #endif
 
 	/* ---- slow path A: FUTEX_LOCK, all of it under hb ---- */
@@ -136,11 +187,35 @@ A_retry:				/* hb held, v = last read */
 			fi
 		:: else
 		fi;
+#ifdef SLOW_ADAPTIVE
+		/*
+		 * C: woken, retried under hb, lost (WAITERS is set now, so the
+		 * woken state ends here): drop hb, spin once more.  Not after a
+		 * timeout: the kernel returns ETIMEDOUT before this point.
+		 */
+		if
+		:: atomic { c == 2 -> c = 3; woken[me] = 0; hb = 0; v = 0 };
+			goto pathC
+		:: else
+		fi;
+#endif
 		/* futex_queue(), drop hb, schedule() */
 		atomic { queued[me] = 1; nq++; woken[me] = 0; hb = 0; v = 0 }
 		if
+#ifdef SLOW_ADAPTIVE
+		:: atomic { !queued[me] && c == 0 } ->	/* woken: retry */
+			goto pathA
+#ifdef RESPIN_FIRST
+		:: atomic { !queued[me] && c != 0 -> c = 3 } ->
+			goto pathC	/* spin first, then retry */
+#else
+		:: atomic { !queued[me] && c != 0 -> c = 2 } ->
+			goto pathA	/* retry, then maybe respin */
+#endif
+#else
 		:: !queued[me] ->		/* woken: retry */
 			goto pathA
+#endif
 #ifdef TIMEOUTS
 		:: atomic {			/* timer fired: take hb */
 			!hb -> hb = 1;
@@ -229,7 +304,11 @@ B_check:
 	fi;
 
 acquired:
+#ifdef SLOW_ADAPTIVE
+	atomic { v = 0; c = 0 };
+#else
 	v = 0;
+#endif
 	cs++;
 	assert(cs == 1);			/* mutual exclusion */
 	assert((word & TIDM) == me);
@@ -253,7 +332,12 @@ acquired:
 		}
 	fi;
 gaveup:
-	atomic { i++; v = 0; ok = 0 }
+	atomic {
+		i++; v = 0; ok = 0;
+#ifdef SLOW_ADAPTIVE
+		c = 0
+#endif
+	}
 	goto top;
 finish:
 	skip
