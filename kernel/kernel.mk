@@ -33,11 +33,12 @@ KTEST_LIBS   := -lcheck -lsubunit -lrt -lm
 KTEST_HDRS   := tests/kernel/futex_lock_test.h libuspin/futex_lock_abi.h
 
 GUEST_BINS += $(BUILD)/guest/test-futex-lock $(BUILD)/guest/test-futex-lock-adaptive \
-	      $(BUILD)/guest/run-guest-suites $(BUILD)/guest/run-futex-selftests
+	      $(BUILD)/guest/run-guest-suites $(BUILD)/guest/run-futex-selftests \
+	      $(BUILD)/guest/test-running-state-kernel $(BUILD)/guest/pingpong
 
 # The suites vm-check runs in the guest, in this order.
 VM_SUITES ?= test-futex-lock test-futex-lock-adaptive futex-selftests \
-	     uspin-info test-uspin
+	     test-running-state-kernel running-state-vdso uspin-info test-uspin
 VM_TIMEOUT ?= 1800
 
 # The kernel's own futex selftests (tools/testing/selftests/futex/functional
@@ -65,6 +66,19 @@ $(BUILD)/guest/test-futex-lock: tests/kernel/test_futex_lock.c $(KTEST_HDRS) $(K
 $(BUILD)/guest/test-futex-lock-adaptive: tests/kernel/test_futex_lock_adaptive.c $(KTEST_HDRS) $(KERNEL_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(KTEST_CFLAGS) $(CPPFLAGS) -isystem $(KERNEL_HDR) -o $@ $< $(KTEST_LIBS)
+
+# The running-state array's kernel-specific checks (the ABI drift
+# _Static_asserts need the patched <linux/sched_running_state.h>).
+$(BUILD)/guest/test-running-state-kernel: tests/kernel/test_running_state_kernel.c \
+		vdso/running_state_abi.h vdso/running_state.h $(LIBUSPIN_A) $(KERNEL_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(KTEST_CFLAGS) $(CPPFLAGS) -isystem $(KERNEL_HDR) -o $@ $< \
+	  $(LIBUSPIN_A) $(KTEST_LIBS)
+
+# The context-switch cost of publication, toggled with the sysctl.
+$(BUILD)/guest/pingpong: vdso/pingpong.c vdso/running_state.h $(LIBUSPIN_A)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -static -o $@ $< $(LIBUSPIN_A) -pthread
 
 $(BUILD)/guest/run-guest-suites $(BUILD)/guest/run-futex-selftests: $(BUILD)/guest/%: tests/kernel/%
 	@mkdir -p $(@D)

@@ -69,15 +69,15 @@ $(TEST_BPF): $(TEST_BPF_SRCS) tests/bpf/test_bpf.h $(RS_LOAD_O) $(BUILD)/libuspi
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests -o $@ $(TEST_BPF_SRCS) $(RS_LOAD_O) \
 	  $(LIBUSPIN_A) $(LIB_LDLIBS) $(CHECK_LIBS) -pthread
 
-$(PINGPONG): vdso/bpf/pingpong.c $(RS_LOAD_O) $(BUILD)/libuspin.a
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(RS_LOAD_O) $(LIBUSPIN_A) \
-	  $(LIB_LDLIBS) -pthread
+$(PINGPONG): vdso/pingpong.c $(RS_LOAD_O) $(BUILD)/libuspin.a
+	$(CC) $(CPPFLAGS) -DUSPIN_PINGPONG_BPF $(CFLAGS) -o $@ $< $(RS_LOAD_O) \
+	  $(LIBUSPIN_A) $(LIB_LDLIBS) -pthread
 
 check-bpf: $(TEST_BPF) $(USPIN_STATED) $(BUILD)/uspin-info $(BUILD)/test-uspin
 	@tests/bpf/run-check-bpf.sh $(BUILD)
 
 bench-bpf-switch: $(PINGPONG)
-	$(PINGPONG) -r 7
+	$(PINGPONG) --toggle bpf -r 7
 
 install-bpf: $(USPIN_STATED)
 	install -d $(DESTDIR)$(PREFIX)/sbin
