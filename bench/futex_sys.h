@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <urcu/uatomic.h>
 
 static inline long bench_futex(uint32_t *uaddr, int op, uint32_t val)
 {
@@ -37,6 +38,21 @@ static inline uint32_t bench_tid(void)
 	if (__builtin_expect(bench_tid_cache == 0, 0))
 		bench_tid_cache = (uint32_t)syscall(SYS_gettid);
 	return bench_tid_cache;
+}
+
+/*
+ * Unlock of a TID|FUTEX_WAITERS word (futex_wait_tid, futex_lock*): CAS
+ * TID -> 0 when nobody waits, else clear the word and wake one waiter,
+ * which retries (and re-sets WAITERS if others still wait).
+ */
+static inline void bench_tid_word_unlock(uint32_t *w)
+{
+	uint32_t tid = bench_tid();
+
+	if (uatomic_cmpxchg(w, tid, 0) == tid)
+		return;
+	uatomic_xchg(w, 0);
+	bench_futex_wake(w, 1);
 }
 
 #endif /* BENCH_FUTEX_SYS_H */

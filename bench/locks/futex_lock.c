@@ -73,15 +73,9 @@ static void fla_lock(void *l)
 	fl_lock_op(l, USPIN_FUTEX_LOCK_ADAPTIVE);
 }
 
-/* The kernel's acquisition keeps WAITERS set while others are queued. */
 static void fl_unlock(void *l)
 {
-	uint32_t *w = l;
-
-	if (uatomic_cmpxchg(w, bench_tid(), 0) == bench_tid())
-		return;
-	uatomic_xchg(w, 0);
-	bench_futex_wake(w, 1);
+	bench_tid_word_unlock(l);
 }
 
 static void fl_destroy(void *l)

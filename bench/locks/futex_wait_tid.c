@@ -44,12 +44,7 @@ static void fwt_lock(void *l)
 
 static void fwt_unlock(void *l)
 {
-	uint32_t *w = l;
-
-	if (uatomic_cmpxchg(w, bench_tid(), 0) == bench_tid())
-		return;
-	uatomic_xchg(w, 0);
-	bench_futex_wake(w, 1);
+	bench_tid_word_unlock(l);
 }
 
 static void fwt_destroy(void *l)
