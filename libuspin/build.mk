@@ -28,8 +28,9 @@ $(LIBUSPIN_SO): $(LIB_OBJS) libuspin/libuspin.map
 	  -Wl,--version-script=libuspin/libuspin.map -o $@ $(filter %.o,$^) -pthread $(LIB_LDLIBS)
 	ln -sf libuspin.so $(BUILD)/libuspin.so.1
 
+# USPIN_INFO_LDLIBS: what a provider needs pulled from the archive (bpf.mk).
 $(USPIN_INFO): libuspin/uspin-info.c $(LIBUSPIN_A)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIBUSPIN_A) -pthread
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIBUSPIN_A) $(USPIN_INFO_LDLIBS) -pthread
 
 $(BUILD)/guest/uspin-info: libuspin/uspin-info.c $(LIBUSPIN_A)
 	@mkdir -p $(dir $@)
