@@ -231,6 +231,58 @@ START_TEST(present_after_exec)
 }
 END_TEST
 
+/*
+ * Re-executed as "after-thread-exec T" by a non-leader thread T: exec
+ * gave this task the leader's pid (de_thread), so its new TID reads ON
+ * and the old thread's TID (now the reaped leader's) reads OFF.
+ */
+static int after_thread_exec(const char *old_tid)
+{
+	uint32_t old = (uint32_t)atoi(old_tid);
+	struct timespec d = { 0, 20000000 };
+
+	setenv("USPIN_RS_PROVIDER", "vdso", 1);
+	if (strcmp(uspin_running_state_init(), "vdso"))
+		return 12;
+	if (self_tid() == old)
+		return 14;
+	if (uspin_rs_query(self_tid()) != USPIN_RS_ON)
+		return 13;
+	nanosleep(&d, NULL);
+	return uspin_rs_query(old) == USPIN_RS_OFF ? 0 : 15;
+}
+
+static void *exec_from_thread(void *arg)
+{
+	char tid[16];
+
+	(void)arg;
+	snprintf(tid, sizeof(tid), "%u", self_tid());
+	execl("/proc/self/exe", "test-running-state-kernel",
+	      "after-thread-exec", tid, (char *)NULL);
+	_exit(99);
+}
+
+START_TEST(exec_from_a_thread_moves_the_entry)
+{
+	pid_t pid = fork();
+	int st;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		pthread_t t;
+
+		pthread_create(&t, NULL, exec_from_thread, NULL);
+		pause();
+		_exit(98);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "exec from a thread: status 0x%x (13 new TID not ON, 15 old TID not OFF)",
+		      st);
+}
+END_TEST
+
 static volatile int spin_stop;
 
 static void *spinner(void *arg)
@@ -304,6 +356,7 @@ static Suite *kernel_rs_suite(void)
 	tcase_add_test(tc, layout_covers_pid_max);
 	tcase_add_test(tc, mapping_is_read_only_below_vvar);
 	tcase_add_test(tc, present_after_exec);
+	tcase_add_test(tc, exec_from_a_thread_moves_the_entry);
 	tcase_add_test(tc, sysctl_off_reads_unknown_on_again_reads_on);
 	tcase_add_test(tc, sysctl_rejects_other_values);
 	suite_add_tcase(s, tc);
@@ -317,6 +370,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "after-exec") == 0)
 		return after_exec();
+	if (argc > 2 && strcmp(argv[1], "after-thread-exec") == 0)
+		return after_thread_exec(argv[2]);
 	sr = srunner_create(kernel_rs_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
