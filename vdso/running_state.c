@@ -12,6 +12,7 @@
 #include "running_state_providers.h"
 
 struct uspin_rs_view uspin_rs_view;	/* zero: no provider, all UNKNOWN */
+const uint32_t uspin_rs_always_alive = 1;	/* TID part 1: never dies */
 
 /* Preference order for AUTO: the kernel's own array, then BPF, then none. */
 static const struct uspin_rs_provider *const providers[] = {
@@ -20,6 +21,7 @@ static const struct uspin_rs_provider *const providers[] = {
 };
 
 static const char *active = "none";
+static const struct uspin_rs_provider *active_provider = &uspin_rs_provider_none;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
 /*
@@ -41,10 +43,13 @@ static int try_attach(const struct uspin_rs_provider *p)
 		return 0;
 	/* Publish base and stride before nr_entries makes them reachable. */
 	uspin_rs_view.base = view.base;
+	uspin_rs_view.ptrs = view.ptrs;
+	uspin_rs_view.alive = view.alive ? view.alive : &uspin_rs_always_alive;
 	uspin_rs_view.stride = view.stride ? view.stride : 1;
 	__atomic_store_n(&uspin_rs_view.nr_entries, view.nr_entries,
 			 __ATOMIC_RELEASE);
 	active = p->name;
+	active_provider = p;
 	if (view.nr_entries)
 		pthread_atfork(NULL, NULL, forget_view_in_new_pid_ns);
 	return 1;
@@ -85,4 +90,9 @@ const char *uspin_running_state_init(void)
 const char *uspin_running_state_provider(void)
 {
 	return uspin_running_state_init();
+}
+
+const struct uspin_rs_provider *uspin_running_state_active(void)
+{
+	return active_provider;
 }

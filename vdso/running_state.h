@@ -3,86 +3,146 @@
  * running_state.h - "is thread TID on a CPU right now?" for user-space
  * adaptive spinning.
  *
- * Some provider (the patched kernel's vDSO array, a BPF program on stock
- * kernels, or none) publishes one 32-bit entry per TID.  This header is the
- * only thing the lock code sees: a view of that array and a query that costs
- * one load of the entry.  Providers live in vdso/provider_*.c and are chosen
- * once by uspin_running_state_init(); adding one never touches lock code.
+ * A provider (the patched kernel's per-pid-namespace array found through
+ * the vDSO, per-thread areas the kernel updates (rseq-style), a BPF program
+ * on stock kernels through uspin-stated, or none) publishes one 32-bit
+ * entry per TID.  This header is the only thing the lock code sees: a view
+ * of the entries and a query that costs a few loads of read-mostly data.
+ * Providers live in vdso/provider_*.c and are attached once, by libuspin's
+ * setup (a constructor), never on a lock path; adding one never touches
+ * lock code.
  *
- * Entry encoding (shared by every provider, and by the kernel ABI):
- *   0                          the thread is not on a CPU
- *   USPIN_RS_ENTRY_UNKNOWN     publication is off / the provider cannot tell
- *   n (anything else)          the thread is on CPU n - 1
+ * Entry encoding, version 2 (every provider, and the kernel ABI):
+ *   0 (USPIN_RS_ENTRY_UNKNOWN)  no information: not published (thread not
+ *                               opted in, not switched since publication
+ *                               started, TID free, publication off)
+ *   1 (USPIN_RS_ENTRY_OFF)      published, not on a CPU
+ *   n >= 2                      on CPU n - 2
+ * Zero meaning "unknown" lets a provider back its entries lazily with
+ * zero pages.
  */
 #ifndef USPIN_RUNNING_STATE_H
 #define USPIN_RUNNING_STATE_H
 
 #include <stdint.h>
+#include <urcu/compiler.h>
+#include <urcu/system.h>
 
-#define USPIN_RS_ENTRY_OFF	0u
-#define USPIN_RS_ENTRY_UNKNOWN	0xffffffffu
+#define USPIN_RS_ENTRY_UNKNOWN	0u
+#define USPIN_RS_ENTRY_OFF	1u
+#define USPIN_RS_ENTRY_CPU0	2u	/* entry of a thread on CPU c: c + 2 */
 
 enum uspin_rs_answer {
 	USPIN_RS_OFF = 0,	/* not on a CPU: spinning on it is pointless */
 	USPIN_RS_ON = 1,	/* on a CPU now */
-	USPIN_RS_UNKNOWN = 2,	/* no provider, out of range, publication off */
+	USPIN_RS_UNKNOWN = 2,	/* no provider, not covered, provider dead */
 };
 
 /*
- * What the active provider publishes.  nr_entries == 0 means "no provider":
- * every query answers UNKNOWN without touching memory.
+ * What the active provider publishes.  nr_entries == 0 means "no
+ * provider": every query answers UNKNOWN without touching the entries.
+ *
+ * Direct providers (kernel array, BPF map): the entry of TID t is
+ * base[t * stride].  Indirect providers (per-thread areas): base is NULL
+ * and the entry of t is *ptrs[t] (a NULL slot: UNKNOWN); a slot is
+ * published after the area it points to is initialised, and an area is
+ * never freed while the view is attached.
+ *
+ * *alive is a liveness word in the robust-futex format: the provider is
+ * live while its TID part is non-zero and FUTEX_OWNER_DIED is clear.  The
+ * BPF helper holds a robust lock there, so its death (even SIGKILL) turns
+ * every answer into UNKNOWN at once; providers that cannot die point it at
+ * uspin_rs_always_alive.
  */
 struct uspin_rs_view {
-	const volatile uint32_t *base;	/* entry of TID t: base[t * stride] */
+	const volatile uint32_t *base;
+	const volatile uint32_t *const volatile *ptrs;
+	const volatile uint32_t *alive;
 	uint32_t nr_entries;		/* TIDs [0, nr_entries) are covered */
-	uint32_t stride;		/* in uint32_t units, >= 1 */
+	uint32_t stride;		/* direct only, in uint32_t units, >= 1 */
 };
 
-/* A provider: fills @view and returns 0, or returns an errno value. */
+/*
+ * A provider.  attach() fills @view and returns 0, or returns an errno
+ * value (the next provider is tried); it runs once, in libuspin's setup,
+ * and may make system calls and allocate.  The optional hooks run where
+ * setup cannot:
+ *   thread_init(tid)  once per thread, when libuspin first learns its TID
+ *                     (before the thread can own a lock): bounded, no
+ *                     malloc, no stdio, no blocking IPC.
+ *   new_process(view) once in a new process (fork, _Fork, clone without
+ *                     CLONE_VM), detected lazily on its first slow path:
+ *                     same rules; may drop the view (nr_entries = 0) when
+ *                     the child's TIDs are not the ones the view speaks.
+ *   describe()        a line for uspin-info (coverage, helper, ...); NULL
+ *                     if nothing to add.
+ */
 struct uspin_rs_provider {
 	const char *name;
 	int (*attach)(struct uspin_rs_view *view);
+	void (*thread_init)(uint32_t tid);
+	void (*new_process)(struct uspin_rs_view *view);
+	const char *(*describe)(void);
 };
 
 extern struct uspin_rs_view uspin_rs_view;
+extern const uint32_t uspin_rs_always_alive;
+
+/* Live iff TID part != 0 and FUTEX_OWNER_DIED (bit 30) clear. */
+static inline int uspin_rs_alive_word(uint32_t w)
+{
+	/* Bit 30 becomes the sign; bit 31 (FUTEX_WAITERS) drops out. */
+	return (int32_t)(w << 1) > 0;
+}
 
 /**
  * uspin_rs_entry() - raw entry of @tid (USPIN_RS_ENTRY_UNKNOWN if uncovered)
  *
- * One load of the entry; the view itself is read-mostly and stays cached.
- * Never faults: out-of-range TIDs are answered without a memory access.
+ * Never faults: out-of-range TIDs are answered without a memory access,
+ * and a dead provider answers UNKNOWN without reading its entries.
  */
 static inline uint32_t uspin_rs_entry(uint32_t tid)
 {
 	const struct uspin_rs_view *v = &uspin_rs_view;
+	const volatile uint32_t *p;
 
-	if (tid >= v->nr_entries)
+	if (tid >= CMM_LOAD_SHARED(v->nr_entries))
 		return USPIN_RS_ENTRY_UNKNOWN;
-	return v->base[(uintptr_t)tid * v->stride];
+	if (caa_unlikely(!uspin_rs_alive_word(*v->alive)))
+		return USPIN_RS_ENTRY_UNKNOWN;
+	if (caa_likely(v->base != NULL))
+		return v->base[(uintptr_t)tid * v->stride];
+	p = v->ptrs[tid];
+	return p ? *p : USPIN_RS_ENTRY_UNKNOWN;
+}
+
+static inline enum uspin_rs_answer uspin_rs_answer_of(uint32_t e)
+{
+	if (e == USPIN_RS_ENTRY_UNKNOWN)
+		return USPIN_RS_UNKNOWN;
+	return e == USPIN_RS_ENTRY_OFF ? USPIN_RS_OFF : USPIN_RS_ON;
 }
 
 /** uspin_rs_query() - is @tid on a CPU: ON, OFF or UNKNOWN. */
 static inline enum uspin_rs_answer uspin_rs_query(uint32_t tid)
 {
-	uint32_t e = uspin_rs_entry(tid);
-
-	if (e == USPIN_RS_ENTRY_OFF)
-		return USPIN_RS_OFF;
-	if (e == USPIN_RS_ENTRY_UNKNOWN)
-		return USPIN_RS_UNKNOWN;
-	return USPIN_RS_ON;
+	return uspin_rs_answer_of(uspin_rs_entry(tid));
 }
 
 /**
  * uspin_running_state_init() - choose and attach a provider, once.
  *
- * Tries the providers in order (vdso, bpf, none) unless the environment
- * variable USPIN_RS_PROVIDER names one.  Thread-safe and idempotent.
- * Returns the name of the active provider ("none" when nothing attached).
+ * Tries the providers in order (vdso, rseq, bpf, none) unless the
+ * environment variable USPIN_RS_PROVIDER names one.  Called by libuspin's
+ * setup; thread-safe and idempotent.  Returns the active provider's name
+ * ("none" when nothing attached).
  */
 const char *uspin_running_state_init(void);
 
-/* Name of the active provider, or "none" (valid after init). */
+/* Name of the active provider, or "none"; never attaches. */
 const char *uspin_running_state_provider(void);
+
+/* The active provider (never NULL once init ran; provider "none" before). */
+const struct uspin_rs_provider *uspin_running_state_active(void);
 
 #endif /* USPIN_RUNNING_STATE_H */
