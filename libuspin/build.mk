@@ -1,10 +1,11 @@
 # libuspin/: the mutex library, its pkg-config file and uspin-info.
 # (build/uspin.pc is for in-tree use; install writes one for its PREFIX.)
-USPIN_VERSION := 1.0.0
-LIB_SRCS += libuspin/thread_self.c libuspin/kernel_caps.c libuspin/policy.c \
+USPIN_VERSION := 2.0.0
+USPIN_SOVERSION := 2
+LIB_SRCS += libuspin/setup.c libuspin/thread_self.c libuspin/policy.c \
             libuspin/spin.c libuspin/robust_list.c libuspin/mutex_init.c \
             libuspin/mutex_lock.c libuspin/mutex_trylock.c \
-            libuspin/mutex_unlock.c
+            libuspin/mutex_unlock.c libuspin/stats.c libuspin/info.c
 LIB_HDRS := $(wildcard libuspin/*.h vdso/*.h)
 
 LIB_OBJS  = $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
@@ -24,9 +25,9 @@ $(LIBUSPIN_A): $(LIB_OBJS)
 
 # Only the uspin.h API is exported from the shared object.
 $(LIBUSPIN_SO): $(LIB_OBJS) libuspin/libuspin.map
-	$(CC) $(CFLAGS) -shared -Wl,-soname,libuspin.so.1 \
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libuspin.so.$(USPIN_SOVERSION) \
 	  -Wl,--version-script=libuspin/libuspin.map -o $@ $(filter %.o,$^) -pthread $(LIB_LDLIBS)
-	ln -sf libuspin.so $(BUILD)/libuspin.so.1
+	ln -sf libuspin.so $(BUILD)/libuspin.so.$(USPIN_SOVERSION)
 
 # USPIN_INFO_LDLIBS: what a provider needs pulled from the archive (bpf.mk).
 $(USPIN_INFO): libuspin/uspin-info.c $(LIBUSPIN_A)
@@ -44,8 +45,8 @@ install: $(LIB_TARGETS)
 	install -m 644 libuspin/uspin.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(LIBUSPIN_A) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIBUSPIN_SO) $(DESTDIR)$(PREFIX)/lib/libuspin.so.$(USPIN_VERSION)
-	ln -sf libuspin.so.$(USPIN_VERSION) $(DESTDIR)$(PREFIX)/lib/libuspin.so.1
-	ln -sf libuspin.so.1 $(DESTDIR)$(PREFIX)/lib/libuspin.so
+	ln -sf libuspin.so.$(USPIN_VERSION) $(DESTDIR)$(PREFIX)/lib/libuspin.so.$(USPIN_SOVERSION)
+	ln -sf libuspin.so.$(USPIN_SOVERSION) $(DESTDIR)$(PREFIX)/lib/libuspin.so
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(USPIN_VERSION)|' \
 	  libuspin/uspin.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/uspin.pc
 	install -m 755 $(USPIN_INFO) $(DESTDIR)$(PREFIX)/bin/
