@@ -18,6 +18,34 @@ $(BUILD)/guest/test-uspin: $(TEST_SRCS) tests/test_util.h $(LIBUSPIN_A)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -static -o $@ $(TEST_SRCS) $(LIBUSPIN_A) \
 	  $(CHECK_STATIC_LIBS) -pthread
 
+# Every call libuspin.a makes to these lands in tests/test_lockpath.c's
+# counters.
+comma := ,
+LOCKPATH_WRAP := $(addprefix -Wl$(comma)--wrap=,clock_gettime gettimeofday \
+	malloc calloc realloc free getenv secure_getenv fopen fprintf vfprintf \
+	fputs fwrite socket connect sendmsg recvmsg send recv)
+TEST_LOCKPATH := $(BUILD)/test-lockpath
+GUEST_BINS += $(BUILD)/guest/test-lockpath
+
+$(TEST_LOCKPATH): tests/test_lockpath.c tests/test_util.h $(LIBUSPIN_A)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests -o $@ $< $(LIBUSPIN_A) $(LOCKPATH_WRAP) \
+	  $(CHECK_LIBS) -pthread
+
+$(BUILD)/guest/test-lockpath: tests/test_lockpath.c tests/test_util.h $(LIBUSPIN_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests -static -o $@ $< $(LIBUSPIN_A) \
+	  $(LOCKPATH_WRAP) $(CHECK_STATIC_LIBS) -pthread
+
+check-lockpath: $(TEST_LOCKPATH)
+	$(TEST_LOCKPATH)
+
+# The public header compiles alone under strict ISO C and as C++.
+check-header:
+	echo '#include "uspin.h"' | $(CC) -std=c11 -pedantic -Wall -Wextra -Werror \
+	  -Ilibuspin -fsyntax-only -x c -
+	echo '#include "uspin.h"' | $(CXX) -std=c++11 -pedantic -Wall -Wextra -Werror \
+	  -Ilibuspin -fsyntax-only -x c++ -
+
 # Install into a scratch prefix, build tests/api_program.c the way a user
 # would, and run it under each policy.
 API_PREFIX := $(abspath $(BUILD))/api-prefix
@@ -34,4 +62,4 @@ check-api: $(LIB_TARGETS)
 check-unit: $(TEST_USPIN)
 	$(TEST_USPIN)
 
-host-check: check-unit check-api
+host-check: check-unit check-lockpath check-header check-api
