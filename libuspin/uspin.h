@@ -112,6 +112,48 @@ struct uspin_thread_stats {
 
 int uspin_thread_stats(struct uspin_thread_stats *st, size_t size, int reset);
 
+/*
+ * Condition variables, for any uspin mutex (private, process-shared,
+ * robust).  48 bytes, the size and alignment of pthread_cond_t, so that the
+ * pthread drop-in runs on the pthread_cond_t a program declared.
+ * Zero-initialised is a valid private condvar whose timed waits measure
+ * CLOCK_REALTIME (as pthread_cond_t's default).  The fields are private:
+ * see docs/condvar.md for the protocol.
+ *
+ * A signal wakes one thread that was waiting when it was called, never one
+ * that started waiting after it; a broadcast wakes all of them, but moves
+ * them onto the mutex so that they run one after another as it is handed
+ * on, instead of all waking to block on it again.  A wait is a
+ * cancellation point: a cancelled waiter re-acquires the mutex before the
+ * cleanup handlers run, and a signal it may have taken is passed on.
+ */
+typedef struct uspin_cond {
+	uint32_t lock;		/*  0: internal lock (0, 1, 2) */
+	uint32_t state;		/*  4: flavour, requeue duty, mixed use */
+	uint64_t gen;		/*  8: generation new waiters join */
+	uint32_t seq[2];	/* 16: futex words, one per group */
+	uint32_t g1_unsignalled;	/* 24: old group, not yet signalled */
+	uint32_t g1_pending;	/* 28: old group, signals not yet taken */
+	uint32_t g2_size;	/* 32: new group's waiters */
+	uint32_t wrefs;		/* 36: waiters << 3 | flags (glibc's __wrefs) */
+	void *mutex;		/* 40: the waiters' mutex (private condvars) */
+} uspin_cond_t;
+
+#define USPIN_COND_INITIALIZER { 0, 0, 0, { 0, 0 }, 0, 0, 0, 0, 0 }
+
+/* uspin_cond_init() flags: USPIN_PROCESS_SHARED, and ... */
+#define USPIN_COND_MONOTONIC	0x400u	/* timedwait measures CLOCK_MONOTONIC */
+
+int uspin_cond_init(uspin_cond_t *c, unsigned int flags);
+int uspin_cond_destroy(uspin_cond_t *c);
+int uspin_cond_wait(uspin_cond_t *c, uspin_mutex_t *m);
+int uspin_cond_timedwait(uspin_cond_t *c, uspin_mutex_t *m,
+			 const struct timespec *abstime);
+int uspin_cond_clockwait(uspin_cond_t *c, uspin_mutex_t *m, clockid_t clock,
+			 const struct timespec *abstime);
+int uspin_cond_signal(uspin_cond_t *c);
+int uspin_cond_broadcast(uspin_cond_t *c);
+
 #ifdef __cplusplus
 }
 #endif

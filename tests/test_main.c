@@ -22,6 +22,7 @@ static const struct {
 	{ "setup", suite_setup },
 	{ "process", suite_process },
 	{ "fairness", suite_fairness },
+	{ "cond", suite_cond },
 	{ "vdso-sym", suite_vdso_sym },
 	{ "running-state", suite_running_state },
 };

@@ -108,6 +108,7 @@ Suite *suite_policy(void);
 Suite *suite_setup(void);
 Suite *suite_process(void);
 Suite *suite_fairness(void);
+Suite *suite_cond(void);
 
 /* Helper modes of test-uspin (see test_main.c). */
 int test_setup_info_main(void);
