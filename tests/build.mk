@@ -64,3 +64,10 @@ check-unit: $(TEST_USPIN)
 	$(TEST_USPIN)
 
 host-check: check-unit check-lockpath check-header check-api
+
+# The Spin model of the condvar (tests/model/condvar.pml) in every
+# configuration, negative controls included; `make model-check` runs it too.
+.PHONY: model-check-condvar
+model-check-condvar:
+	@sh tests/model/check-condvar.sh $(BUILD)/model-condvar
+model-check: model-check-condvar
