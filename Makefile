@@ -32,6 +32,7 @@ all:
 include vdso/build.mk
 -include vdso/bpf.mk
 include libuspin/build.mk
+include pthread/build.mk
 include tests/build.mk
 include tests/model/build.mk
 -include kernel/kernel.mk

@@ -1,0 +1,77 @@
+# pthread/: the drop-in.  build/libuspin-pthread.so interposes pthread_mutex_*,
+# pthread_cond_* and C11 mtx_*/cnd_* (docs/pthread-dropin.md); build/uspin-run
+# runs a program with it preloaded (uspin-run(1)).  Tests: tests/dropin/.
+DROPIN_SRCS := pthread/mutex.c pthread/cond.c pthread/c11.c pthread/real.c
+DROPIN_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(DROPIN_SRCS))
+DROPIN_SO   := $(BUILD)/libuspin-pthread.so
+USPIN_RUN   := $(BUILD)/uspin-run
+LIB_TARGETS += $(DROPIN_SO) $(USPIN_RUN)
+DEB_PACKAGES += sysbench pbzip2 man-db g++
+
+# libuspin's objects, minus the BPF loader (libbpf): libc only, like
+# libuspin.so is meant to be.  -Bsymbolic-functions: the C11 wrappers and
+# the condvar call our pthread_mutex_* directly, not through the PLT.
+DROPIN_LIB_OBJS = $(filter-out $(RS_LOAD_O),$(LIB_OBJS))
+
+$(BUILD)/obj/pthread/%.o: pthread/%.c pthread/dropin.h $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(DROPIN_SO): $(DROPIN_OBJS) $(DROPIN_LIB_OBJS) pthread/libuspin-pthread.map
+	$(CC) $(CFLAGS) -shared -Wl,-soname,libuspin-pthread.so \
+	  -Wl,--version-script=pthread/libuspin-pthread.map -Wl,-Bsymbolic-functions \
+	  -Wl,-z,now -o $@ $(DROPIN_OBJS) $(DROPIN_LIB_OBJS) -pthread
+
+$(USPIN_RUN): pthread/uspin-run.c
+	$(CC) $(CPPFLAGS) $(CFLAGS) -DUSPIN_LIBDIR='"$(PREFIX)/lib"' \
+	  -DUSPIN_VERSION='"$(USPIN_VERSION)"' -o $@ $<
+
+install: install-dropin
+.PHONY: install-dropin
+install-dropin: $(DROPIN_SO) $(USPIN_RUN)
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin \
+	  $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(DROPIN_SO) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(USPIN_RUN) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 pthread/uspin-run.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+
+# ---- tests/dropin: plain pthread programs, run on glibc and under uspin-run ----
+DROPIN_TEST     := $(BUILD)/test-dropin
+DROPIN_TEST_CXX := $(BUILD)/test-dropin-cxx
+DROPIN_TEST_DIR := $(BUILD)/dropin
+DROPIN_TEST_SRCS := tests/dropin/main.c tests/dropin/kinds.c \
+                    tests/dropin/cond.c tests/dropin/process.c tests/dropin/edges.c
+DROPIN_HELPERS := $(DROPIN_TEST_DIR)/libhelper.so $(DROPIN_TEST_DIR)/libhelper-deep.so
+DROPIN_EARLY := $(DROPIN_TEST_DIR)/libearly.so
+DROPIN_TEST_CFLAGS := -O2 -g -std=gnu11 -pthread -Wall -Wextra -Werror \
+                      -Wno-unused-parameter -D_GNU_SOURCE
+
+$(DROPIN_TEST_DIR)/libhelper.so $(DROPIN_TEST_DIR)/libhelper-deep.so: tests/dropin/libhelper.c
+	@mkdir -p $(dir $@)
+	$(CC) $(DROPIN_TEST_CFLAGS) -fPIC -shared -o $@ $<
+
+$(DROPIN_EARLY): tests/dropin/libearly.c
+	@mkdir -p $(dir $@)
+	$(CC) $(DROPIN_TEST_CFLAGS) -fPIC -shared -o $@ $<
+
+$(DROPIN_TEST): $(DROPIN_TEST_SRCS) tests/dropin/util.h $(DROPIN_EARLY) $(DROPIN_HELPERS)
+	$(CC) $(DROPIN_TEST_CFLAGS) -o $@ $(DROPIN_TEST_SRCS) \
+	  -L$(DROPIN_TEST_DIR) -learly -Wl,-rpath,$(abspath $(DROPIN_TEST_DIR)) \
+	  $(CHECK_LIBS) -ldl
+
+CXX ?= g++
+$(DROPIN_TEST_CXX): tests/dropin/cxx.cc
+	$(CXX) -std=c++17 -O2 -g -pthread -Wall -Wextra -Werror -o $@ $< $(CHECK_LIBS)
+
+$(DROPIN_TEST_DIR)/static-hello: tests/dropin/static_hello.c
+	@mkdir -p $(dir $@)
+	$(CC) $(DROPIN_TEST_CFLAGS) -static -o $@ $<
+
+.PHONY: check-dropin check-uspin-run
+check-dropin: $(DROPIN_TEST) $(DROPIN_TEST_CXX) $(DROPIN_SO) $(USPIN_RUN) $(USPIN_INFO)
+	@sh tests/dropin/check.sh $(BUILD)
+
+check-uspin-run: $(USPIN_RUN) $(DROPIN_SO) $(DROPIN_TEST_DIR)/static-hello
+	@sh tests/dropin/check-cli.sh $(BUILD)
+
+host-check: check-dropin check-uspin-run

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * cond.c - pthread_cond_* on uspin_cond_t, with any mutex the program
+ * has: one of ours (the condvar may requeue waiters onto its word), or
+ * one glibc runs (priority kinds: the wait releases and re-takes it with
+ * glibc's functions and is never requeued).
+ *
+ * What the mutex goes through is what glibc's pthread_cond_wait does to
+ * it: errorcheck, recursive and robust mutexes must be held by the caller
+ * (EPERM); a recursive mutex held more than once is only counted down,
+ * so it stays locked during the wait, as in glibc; a robust mutex whose
+ * owner died while we waited makes the wait return EOWNERDEAD.
+ */
+#include <errno.h>
+
+#include "cond_impl.h"
+#include "dropin.h"
+
+struct dropin_cm {
+	struct uspin_cond_mutex cm;	/* first: cond_wait hands us this */
+	pthread_mutex_t *pm;
+	int kind;
+};
+
+static int release_ours(struct uspin_cond_mutex *cm)
+{
+	return pthread_mutex_unlock(((struct dropin_cm *)cm)->pm);
+}
+
+static int reacquire_ours(struct uspin_cond_mutex *cm)
+{
+	struct dropin_cm *d = (struct dropin_cm *)cm;
+	uspin_mutex_t *m = U(d->pm);
+	int r;
+
+	if (cm->kept) {
+		m->count++;	/* it never left us */
+		return 0;
+	}
+	r = uspin_cond_relock(m, kind_mode(d->kind));
+	if ((d->kind & K_TYPE_MASK) == K_RECURSIVE && (r == 0 || r == EOWNERDEAD))
+		m->count = 1;
+	return r;
+}
+
+static int release_glibc(struct uspin_cond_mutex *cm)
+{
+	return dropin_real()->mutex_unlock(((struct dropin_cm *)cm)->pm);
+}
+
+static int reacquire_glibc(struct uspin_cond_mutex *cm)
+{
+	return dropin_real()->mutex_lock(((struct dropin_cm *)cm)->pm);
+}
+
+static int dropin_wait(pthread_cond_t *pc, pthread_mutex_t *pm, clockid_t clock,
+		       const struct timespec *abstime)
+{
+	struct dropin_cm d = { .pm = pm, .kind = CMM_LOAD_SHARED(U(pm)->kind) };
+	uspin_mutex_t *m = U(pm);
+
+	/* glibc's order: a bad time first, then the mutex. */
+	if (abstime && (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L))
+		return EINVAL;
+	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
+		return EINVAL;
+	if (invalid_kind(d.kind))
+		return EINVAL;
+	if (d.kind & K_GLIBC) {
+		d.cm.release = release_glibc;
+		d.cm.reacquire = reacquire_glibc;
+	} else {
+		sync_flags(m, d.kind);
+		if (kind_checks_owner(d.kind) &&
+		    WORD_TID(CMM_LOAD_SHARED(m->word)) != uspin_self_tid())
+			return EPERM;
+		d.cm.kept = (d.kind & K_TYPE_MASK) == K_RECURSIVE && m->count > 1;
+		d.cm.m = d.cm.kept ? NULL : m;
+		d.cm.release = release_ours;
+		d.cm.reacquire = reacquire_ours;
+	}
+	return uspin_cond_wait_common((uspin_cond_t *)pc, &d.cm, clock, abstime);
+}
+
+_Static_assert(sizeof(uspin_cond_t) == sizeof(pthread_cond_t),
+	       "uspin_cond_t has pthread_cond_t's size");
+_Static_assert(_Alignof(uspin_cond_t) <= _Alignof(pthread_cond_t),
+	       "and fits its alignment");
+
+int pthread_cond_init(pthread_cond_t *pc, const pthread_condattr_t *attr)
+{
+	int pshared = PTHREAD_PROCESS_PRIVATE;
+	clockid_t clock = CLOCK_REALTIME;
+
+	if (attr) {
+		pthread_condattr_getpshared(attr, &pshared);
+		pthread_condattr_getclock(attr, &clock);
+	}
+	return uspin_cond_init((uspin_cond_t *)pc,
+			       (pshared == PTHREAD_PROCESS_SHARED ?
+				USPIN_PROCESS_SHARED : 0) |
+			       (clock == CLOCK_MONOTONIC ? USPIN_COND_MONOTONIC : 0));
+}
+
+int pthread_cond_destroy(pthread_cond_t *pc)
+{
+	return uspin_cond_destroy((uspin_cond_t *)pc);
+}
+
+int pthread_cond_signal(pthread_cond_t *pc)
+{
+	return uspin_cond_signal_internal((uspin_cond_t *)pc);
+}
+
+int pthread_cond_broadcast(pthread_cond_t *pc)
+{
+	return uspin_cond_broadcast((uspin_cond_t *)pc);
+}
+
+int pthread_cond_wait(pthread_cond_t *pc, pthread_mutex_t *pm)
+{
+	return dropin_wait(pc, pm, CLOCK_REALTIME, NULL);
+}
+
+int pthread_cond_timedwait(pthread_cond_t *pc, pthread_mutex_t *pm,
+			   const struct timespec *abstime)
+{
+	uspin_cond_t *c = (uspin_cond_t *)pc;
+
+	return dropin_wait(pc, pm, CMM_LOAD_SHARED(c->wrefs) & COND_MONOTONIC ?
+			   CLOCK_MONOTONIC : CLOCK_REALTIME, abstime);
+}
+
+int pthread_cond_clockwait(pthread_cond_t *pc, pthread_mutex_t *pm,
+			   clockid_t clock, const struct timespec *abstime)
+{
+	return dropin_wait(pc, pm, clock, abstime);
+}

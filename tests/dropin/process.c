@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * process.c - fork() and process-shared objects: mutexes and condvars in
+ * MAP_SHARED memory used by parent and child, robust ones whose owner
+ * process dies (also while the other waits on a condvar), fork() while
+ * other threads hold locks (the child sees them held forever, can use
+ * everything else, including new threads and condvars), and atfork
+ * handlers that take locks around fork (as glibc: in the child, errorcheck
+ * and recursive ones refuse the new TID's unlock and stay locked).
+ */
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "util.h"
+
+struct shared {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	volatile int stage;
+	int ready;
+};
+
+static struct shared *map_shared(int robust)
+{
+	struct shared *s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
+				MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pthread_mutexattr_t ma;
+	pthread_condattr_t ca;
+
+	ck_assert_ptr_ne(s, MAP_FAILED);
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+	if (robust)
+		pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
+	ck_assert_int_eq(pthread_mutex_init(&s->m, &ma), 0);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setpshared(&ca, PTHREAD_PROCESS_SHARED);
+	ck_assert_int_eq(pthread_cond_init(&s->c, &ca), 0);
+	return s;
+}
+
+static int status_of(pid_t pid)
+{
+	int st;
+
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+START_TEST(pshared_ping_pong)
+{
+	struct shared *s = map_shared(_i);
+	int rounds = (int)scaled(300), i;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		for (i = 0; i < rounds; i++) {
+			if (pthread_mutex_lock(&s->m))
+				_exit(2);
+			while (s->stage % 2 == 0)
+				if (pthread_cond_wait(&s->c, &s->m))
+					_exit(3);
+			s->stage++;
+			pthread_cond_broadcast(&s->c);
+			pthread_mutex_unlock(&s->m);
+		}
+		_exit(0);
+	}
+	for (i = 0; i < rounds; i++) {
+		ck_assert_int_eq(pthread_mutex_lock(&s->m), 0);
+		while (s->stage % 2 == 1)
+			ck_assert_int_eq(pthread_cond_wait(&s->c, &s->m), 0);
+		s->stage++;
+		pthread_cond_signal(&s->c);
+		ck_assert_int_eq(pthread_mutex_unlock(&s->m), 0);
+	}
+	ck_assert_int_eq(status_of(pid), 0);
+	ck_assert_int_eq(s->stage, 2 * rounds);
+	munmap(s, sizeof(*s));
+}
+END_TEST
+
+/* A child dies holding the robust mutex: before we lock, or while we wait
+   on the condvar it signalled. */
+START_TEST(pshared_robust_owner_dies)
+{
+	struct shared *s = map_shared(1);
+	pid_t pid;
+	int r;
+
+	if (_i == 1)
+		ck_assert_int_eq(pthread_mutex_lock(&s->m), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (pthread_mutex_lock(&s->m))
+			_exit(2);
+		s->ready = 1;
+		pthread_cond_broadcast(&s->c);
+		_exit(0);	/* holding it */
+	}
+	if (_i == 0) {
+		ck_assert_int_eq(status_of(pid), 0);
+		ck_assert_int_eq(pthread_mutex_lock(&s->m), EOWNERDEAD);
+	} else {
+		do
+			r = pthread_cond_wait(&s->c, &s->m);
+		while (r == 0 && !s->ready);
+		ck_assert_int_eq(r, EOWNERDEAD);
+		ck_assert_int_eq(status_of(pid), 0);
+	}
+	ck_assert_int_eq(pthread_mutex_consistent(&s->m), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&s->m), 0);
+	ck_assert_int_eq(pthread_mutex_lock(&s->m), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&s->m), 0);
+	munmap(s, sizeof(*s));
+}
+END_TEST
+
+/* ---- fork while other threads hold locks ---- */
+struct held {
+	pthread_mutex_t m;
+	volatile int locked, release;
+};
+
+static void *hold_it(void *arg)
+{
+	struct held *h = arg;
+
+	pthread_mutex_lock(&h->m);
+	__atomic_store_n(&h->locked, 1, __ATOMIC_RELEASE);
+	wait_flag(&h->release);
+	pthread_mutex_unlock(&h->m);
+	return NULL;
+}
+
+struct pc {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	int items, taken;
+};
+
+static void *pc_consume(void *arg)
+{
+	struct pc *p = arg;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		pthread_mutex_lock(&p->m);
+		while (p->items == 0)
+			pthread_cond_wait(&p->c, &p->m);
+		p->items--;
+		p->taken++;
+		pthread_mutex_unlock(&p->m);
+	}
+	return NULL;
+}
+
+static int child_after_fork(struct held *h, pthread_mutex_t *free_m,
+			    pthread_cond_t *old_c)
+{
+	struct timespec d = in_ns(CLOCK_REALTIME, 20000000);
+	struct pc p = { .m = PTHREAD_MUTEX_INITIALIZER,
+			.c = PTHREAD_COND_INITIALIZER };
+	pthread_t t;
+	int i;
+
+	/* Held by a thread that is not in this process: held for ever. */
+	if (pthread_mutex_trylock(&h->m) != EBUSY)
+		return 10;
+	if (pthread_mutex_timedlock(&h->m, &d) != ETIMEDOUT)
+		return 11;
+	/* Everything else works, threads and condvars included. */
+	if (pthread_mutex_lock(free_m) || pthread_mutex_unlock(free_m))
+		return 12;
+	if (pthread_cond_signal(old_c) || pthread_cond_broadcast(old_c))
+		return 13;
+	if (pthread_create(&t, NULL, pc_consume, &p))
+		return 14;
+	for (i = 0; i < 100; i++) {
+		pthread_mutex_lock(&p.m);
+		p.items++;
+		pthread_cond_signal(&p.c);
+		pthread_mutex_unlock(&p.m);
+	}
+	pthread_join(t, NULL);
+	if (p.taken != 100)
+		return 15;
+	return 0;
+}
+
+START_TEST(fork_with_locks_held_by_others)
+{
+	struct held h = { .m = PTHREAD_MUTEX_INITIALIZER };
+	pthread_mutex_t free_m = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
+	pthread_cond_t old_c = PTHREAD_COND_INITIALIZER;
+	pthread_t t;
+	pid_t pid;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, hold_it, &h), 0);
+	ck_assert(wait_flag(&h.locked));
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(child_after_fork(&h, &free_m, &old_c));
+	ck_assert_int_eq(status_of(pid), 0);
+	__atomic_store_n(&h.release, 1, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(pthread_mutex_lock(&h.m), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&h.m), 0);
+}
+END_TEST
+
+/* atfork handlers lock everything around fork, while threads use it. */
+static pthread_mutex_t af_e = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
+static pthread_mutex_t af_r = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+static pthread_mutex_t af_n = PTHREAD_MUTEX_INITIALIZER;
+static int af_parent[3], af_child[3];
+static volatile int af_stop;
+
+static void af_prepare(void)
+{
+	pthread_mutex_lock(&af_e);
+	pthread_mutex_lock(&af_r);
+	pthread_mutex_lock(&af_n);
+}
+
+static void af_in_parent(void)
+{
+	af_parent[0] = pthread_mutex_unlock(&af_e);
+	af_parent[1] = pthread_mutex_unlock(&af_r);
+	af_parent[2] = pthread_mutex_unlock(&af_n);
+}
+
+static void af_in_child(void)
+{
+	af_child[0] = pthread_mutex_unlock(&af_e);
+	af_child[1] = pthread_mutex_unlock(&af_r);
+	af_child[2] = pthread_mutex_unlock(&af_n);
+}
+
+static void *af_user(void *arg)
+{
+	while (!__atomic_load_n(&af_stop, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&af_e);
+		pthread_mutex_lock(&af_r);
+		pthread_mutex_lock(&af_r);
+		pthread_mutex_lock(&af_n);
+		pthread_mutex_unlock(&af_n);
+		pthread_mutex_unlock(&af_r);
+		pthread_mutex_unlock(&af_r);
+		pthread_mutex_unlock(&af_e);
+	}
+	return arg;
+}
+
+START_TEST(atfork_handlers)
+{
+	pthread_t t[2];
+	int i, n = (int)scaled(20);
+	pid_t pid;
+
+	ck_assert_int_eq(pthread_atfork(af_prepare, af_in_parent, af_in_child), 0);
+	for (i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, af_user, NULL), 0);
+	for (i = 0; i < n; i++) {
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			/*
+			 * glibc: the child's TID is new, so errorcheck and
+			 * recursive unlocks say EPERM and those stay locked;
+			 * the normal one unlocked.
+			 */
+			if (af_child[0] != EPERM || af_child[1] != EPERM ||
+			    af_child[2] != 0)
+				_exit(20);
+			if (pthread_mutex_trylock(&af_e) != EBUSY ||
+			    pthread_mutex_trylock(&af_r) != EBUSY)
+				_exit(21);
+			if (pthread_mutex_lock(&af_n) || pthread_mutex_unlock(&af_n))
+				_exit(22);
+			_exit(0);
+		}
+		ck_assert_int_eq(af_parent[0], 0);
+		ck_assert_int_eq(af_parent[1], 0);
+		ck_assert_int_eq(af_parent[2], 0);
+		ck_assert_int_eq(status_of(pid), 0);
+	}
+	__atomic_store_n(&af_stop, 1, __ATOMIC_RELEASE);
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+}
+END_TEST
+
+Suite *suite_process(void)
+{
+	Suite *s = suite_create("process");
+	TCase *tc = tcase_create("process");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, pshared_ping_pong, 0, 2);
+	tcase_add_loop_test(tc, pshared_robust_owner_dies, 0, 2);
+	tcase_add_test(tc, fork_with_locks_held_by_others);
+	tcase_add_test(tc, atfork_handlers);
+	suite_add_tcase(s, tc);
+	return s;
+}
