@@ -75,3 +75,9 @@ check-uspin-run: $(USPIN_RUN) $(DROPIN_SO) $(DROPIN_TEST_DIR)/static-hello
 	@sh tests/dropin/check-cli.sh $(BUILD)
 
 host-check: check-dropin check-uspin-run
+
+# Unmodified applications under uspin-run: output identical to without.
+.PHONY: check-apps
+check-apps: $(USPIN_RUN) $(DROPIN_SO)
+	@sh tests/dropin/check-apps.sh $(BUILD)
+host-check: check-apps
