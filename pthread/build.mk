@@ -81,3 +81,15 @@ host-check: check-dropin check-uspin-run
 check-apps: $(USPIN_RUN) $(DROPIN_SO)
 	@sh tests/dropin/check-apps.sh $(BUILD)
 host-check: check-apps
+
+# Measurements (not checks): the drop-in's uncontended cost against glibc.
+DROPIN_UNCONTENDED := $(BUILD)/dropin-uncontended
+LIB_TARGETS += $(DROPIN_UNCONTENDED)
+$(DROPIN_UNCONTENDED): pthread/uncontended.c
+	$(CC) -O2 -g -Wall -Wextra -Werror -o $@ $< -pthread -ldl
+
+# make dropin-uncontended [PAIRS=2000000 REPS=21]
+.PHONY: dropin-uncontended
+dropin-uncontended: $(DROPIN_UNCONTENDED) $(USPIN_RUN) $(DROPIN_SO)
+	$(DROPIN_UNCONTENDED) $(or $(PAIRS),2000000) $(or $(REPS),21)
+	$(USPIN_RUN) $(DROPIN_UNCONTENDED) $(or $(PAIRS),2000000) $(or $(REPS),21)
