@@ -93,3 +93,18 @@ $(DROPIN_UNCONTENDED): pthread/uncontended.c
 dropin-uncontended: $(DROPIN_UNCONTENDED) $(USPIN_RUN) $(DROPIN_SO)
 	$(DROPIN_UNCONTENDED) $(or $(PAIRS),2000000) $(or $(REPS),21)
 	$(USPIN_RUN) $(DROPIN_UNCONTENDED) $(or $(PAIRS),2000000) $(or $(REPS),21)
+
+# Context switches per broadcast, glibc's condvar against uspin's.
+# make dropin-cond-csw [WAITERS=32 ROUNDS=200]
+DROPIN_COND_CSW := $(BUILD)/dropin-cond-csw
+LIB_TARGETS += $(DROPIN_COND_CSW)
+$(DROPIN_COND_CSW): pthread/cond-csw.c
+	$(CC) -O2 -g -Wall -Wextra -Werror -o $@ $< -pthread
+
+.PHONY: dropin-cond-csw
+dropin-cond-csw: $(DROPIN_COND_CSW) $(USPIN_RUN) $(DROPIN_SO)
+	@echo "glibc:"; $(DROPIN_COND_CSW) $(or $(WAITERS),32) $(or $(ROUNDS),200)
+	@echo "uspin (uspin-run, policy auto):"; \
+	  $(USPIN_RUN) $(DROPIN_COND_CSW) $(or $(WAITERS),32) $(or $(ROUNDS),200)
+	@echo "uspin (uspin-run, policy block):"; \
+	  $(USPIN_RUN) -p block $(DROPIN_COND_CSW) $(or $(WAITERS),32) $(or $(ROUNDS),200)
