@@ -34,6 +34,7 @@ include vdso/build.mk
 include libuspin/build.mk
 include tests/build.mk
 include tests/model/build.mk
+-include tests/nptl/build.mk
 -include kernel/kernel.mk
 -include bench/bench.mk
 
