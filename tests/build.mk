@@ -63,3 +63,10 @@ check-unit: $(TEST_USPIN)
 	$(TEST_USPIN)
 
 host-check: check-unit check-lockpath check-header check-api
+
+# libuspin's own rules on the stock-kernel path, beside uspin.pml's
+# lock-word protocol (tests/model/check-library.sh; FULL=1 for K=2).
+.PHONY: model-check-library
+model-check-library:
+	@sh tests/model/check-library.sh $(BUILD)/model
+model-check: model-check-library
