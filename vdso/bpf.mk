@@ -39,9 +39,6 @@ host-check: check-bpf
 ifeq ($(BPF_MISSING),)
 LIB_SRCS   += vdso/bpf/rs_load.c
 LIB_LDLIBS += $(shell pkg-config --libs libbpf)
-# The host uspin-info loads the program itself when run as root with no
-# helper, like libuspin.so does: pull the weakly referenced loader in.
-USPIN_INFO_LDLIBS := -Wl,--undefined=uspin_bpf_self_load $(LIB_LDLIBS)
 BPF_TARGETS := $(USPIN_STATED) $(TEST_BPF) $(PINGPONG)
 TEST_BPF_SRCS := $(wildcard tests/bpf/*.c)
 BPF_CFLAGS := -target bpf -mcpu=v3 -g -O2 -Wall -Wextra -Wno-unused-parameter -Werror \
