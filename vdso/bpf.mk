@@ -31,6 +31,7 @@ BPF_MISSING := $(strip \
   $(if $(shell command -v $(BPFTOOL) 2>/dev/null),,no bpftool;) \
   $(if $(shell pkg-config --exists libbpf 2>/dev/null && echo y),,no libbpf (libbpf-dev);))
 
+MAN_PAGES += vdso/stated/uspin-stated.8
 LIB_SRCS += vdso/provider_bpf.c
 $(BUILD)/obj/vdso/provider_bpf.o: vdso/bpf/rs_layout.h vdso/stated/proto.h
 
