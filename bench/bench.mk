@@ -16,17 +16,30 @@ LIB_TARGETS += $(BENCH_UNCONTENDED) $(USPIN_BENCH)
 GUEST_BINS  += $(USPIN_BENCH_GUEST)
 DEB_PACKAGES += gnuplot-nox valgrind python3 qemu-system-x86 busybox-static
 
-BENCH_SRCS := bench/main.c bench/meta.c bench/work.c bench/stats.c bench/clock.c \
-              bench/point.c bench/sweep.c bench/kv.c bench/micro.c \
-              bench/locks.c bench/locks/futex_wait.c \
-              bench/locks/futex_wait_adaptive.c bench/locks/futex_wait_tid.c \
-              bench/locks/futex_lock.c bench/locks/pthread_mutex.c \
-              bench/locks/uspin.c
-BENCH_HDRS := $(wildcard bench/*.h bench/locks/*.h)
+# Shared pieces first (each depends only on those above it), then the
+# engine, the runner, the workloads (one file each) and the contenders
+# (one file each); main.c is only the command line.
+BENCH_SRCS := bench/clock.c bench/work.c bench/stats.c bench/output.c \
+              bench/result.c bench/repeats.c bench/guard.c bench/hogs.c \
+              bench/thread_stats.c \
+              bench/locks/registry.c bench/locks/futex_sys.c \
+              bench/locks/futex_wait.c bench/locks/futex_wait_adaptive.c \
+              bench/locks/futex_wait_tid.c bench/locks/futex_lock.c \
+              bench/locks/pthread_mutex.c bench/locks/uspin.c \
+              bench/contention.c bench/child.c bench/runner.c bench/meta.c \
+              bench/workloads/registry.c bench/workloads/contended.c \
+              $(addprefix bench/workloads/,micro.c sweep.c preempt.c \
+                sleep_fault.c open_loop.c oversub.c kv.c) \
+              bench/main.c
+BENCH_HDRS := $(wildcard bench/*.h bench/locks/*.h bench/workloads/*.h)
 BENCH_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(BENCH_SRCS))
-# libuspin.a is linked, not the .so: micro reads the running-state view,
+# libuspin.a is linked, not the .so: meta reads the running-state view,
 # which the .so does not export.
-BENCH_LDLIBS := -lurcu-cds -lurcu -lurcu-common -pthread
+BENCH_LDLIBS := -lurcu-cds -lurcu -lurcu-common -lm -pthread
+# uspin_thread_stats() is referenced weakly (bench/thread_stats.c): pull it
+# from the archive when the library defines it, leave it NULL otherwise.
+BENCH_WEAK = $$(nm $(LIBUSPIN_A) 2>/dev/null | grep -q ' T uspin_thread_stats$$' && \
+	echo -Wl,-u,uspin_thread_stats)
 # On the host, where vdso/bpf.mk could build the BPF loader, link it in
 # (libuspin reaches it through a weak reference) so that a root run loads
 # the BPF running-state provider itself when no uspin-stated is there.
@@ -39,21 +52,22 @@ endif
 
 $(BUILD)/obj/bench/%.o: bench/%.c $(BENCH_HDRS) $(LIB_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ibench -Ibench/locks $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Ibench $(CFLAGS) -c -o $@ $<
 
 $(USPIN_BENCH): $(BENCH_OBJS) $(BENCH_HOST_BPF) $(LIBUSPIN_A)
-	$(CC) $(CFLAGS) -o $@ $(BENCH_OBJS) $(BENCH_HOST_BPF) $(LIBUSPIN_A) \
-	  $(if $(BENCH_HOST_BPF),$(LIB_LDLIBS)) $(BENCH_LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(BENCH_OBJS) $(BENCH_HOST_BPF) $(BENCH_WEAK) \
+	  $(LIBUSPIN_A) $(if $(BENCH_HOST_BPF),$(LIB_LDLIBS)) $(BENCH_LDLIBS)
 
 # Static for the guest, whose userland is busybox alone.
 $(USPIN_BENCH_GUEST): $(BENCH_OBJS) $(LIBUSPIN_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -static -o $@ $(BENCH_OBJS) $(LIBUSPIN_A) $(BENCH_LDLIBS)
+	$(CC) $(CFLAGS) -static -o $@ $(BENCH_OBJS) $(BENCH_WEAK) $(LIBUSPIN_A) \
+	  $(BENCH_LDLIBS)
 
 # Linked against libuspin.so, as applications are (PLT call, like glibc's).
-$(BENCH_UNCONTENDED): bench/uncontended.c $(LIBUSPIN_SO)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< -L$(BUILD) -luspin \
-	  -Wl,-rpath,$(abspath $(BUILD)) -pthread
+$(BENCH_UNCONTENDED): bench/uncontended.c bench/stats.c bench/stats.h $(LIBUSPIN_SO)
+	$(CC) $(CPPFLAGS) -Ibench $(CFLAGS) -o $@ bench/uncontended.c bench/stats.c \
+	  -L$(BUILD) -luspin -Wl,-rpath,$(abspath $(BUILD)) -pthread
 
 .PHONY: bench bench-host bench-guest bench-calibrate bench-uncontended
 # The guest gets only what the run needs: a smaller initramfs, and no
@@ -74,5 +88,9 @@ bench-guest: $(USPIN_BENCH) $(BENCH_GUEST_BINS)
 bench-calibrate: $(USPIN_BENCH)
 	bench/calibrate.sh $(USPIN_BENCH)
 
+# The pthread drop-in (libuspin-pthread.so, LD_PRELOAD) joins as a subject
+# as soon as the tree builds it: BENCH_DROPIN names it.
+BENCH_DROPIN ?= $(BUILD)/libuspin-pthread.so
 bench-uncontended: $(BENCH_UNCONTENDED)
-	$(BENCH_UNCONTENDED)
+	$(BENCH_UNCONTENDED) $(BENCH_UNCONTENDED_ARGS) \
+	  $(if $(wildcard $(BENCH_DROPIN)),--preload pthread_dropin=$(abspath $(BENCH_DROPIN)))
