@@ -57,7 +57,6 @@ struct run {
 	pthread_barrier_t start;
 	uint64_t start_ticks, end_ticks;	/* open loop: the schedule */
 	uint64_t drain_ticks;			/* open loop: serve until */
-	struct timespec start_mono;		/* start_ticks on CLOCK_MONOTONIC */
 	double ticks_per_arrival;		/* per thread, mean */
 	uint64_t planned_cs_ticks, stretch_ticks;
 	int thread_stats;
@@ -109,17 +108,17 @@ static void sleep_ns(long ns)
 		;
 }
 
-/* Sleeps until TSC time @t (open loop), on CLOCK_MONOTONIC. */
-static void sleep_until(const struct run *run, uint64_t t)
+/*
+ * Sleeps until TSC time @t (open loop).  Relative sleeps, again until the
+ * TSC says so: where CLOCK_MONOTONIC is coarse (the TCG guest's jiffies
+ * clocksource) an absolute deadline converted to it can wake us early.
+ */
+static void sleep_until(uint64_t t)
 {
-	double ns = (double)(t - run->start_ticks) * bench_ns_per_tick;
-	struct timespec ts = run->start_mono;
-	long long total = ts.tv_nsec + (long long)ns;
+	uint64_t now;
 
-	ts.tv_sec += total / 1000000000LL;
-	ts.tv_nsec = total % 1000000000LL;
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL))
-		;
+	while ((now = bench_ticks()) < t)
+		sleep_ns((long)((t - now) * bench_ns_per_tick) + 1);
 }
 
 static void touch_new_page(struct worker *w)
@@ -172,7 +171,7 @@ static void *worker_main(void *arg)
 				break;
 			}
 			if (t0 < arrival) {
-				sleep_until(run, arrival);
+				sleep_until(arrival);
 				dt = bench_ticks() - arrival;
 				if (w->nwake < WAKE_SAMPLES_PER_THREAD)
 					w->wake[w->nwake++] = dt > UINT32_MAX ?
@@ -350,7 +349,6 @@ int bench_contention_run(const struct bench_contention *c,
 		}
 	}
 	getrusage(RUSAGE_SELF, &r0);
-	clock_gettime(CLOCK_MONOTONIC, &run.start_mono);
 	run.start_ticks = bench_ticks();
 	run.end_ticks = run.start_ticks +
 			(uint64_t)(c->seconds * 1e9 / bench_ns_per_tick);

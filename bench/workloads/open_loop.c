@@ -6,7 +6,7 @@
  * one critical section of OL_CS_INSN instructions; its latency runs from
  * its scheduled arrival to its unlock, so time spent queued behind a slow
  * handover counts (no coordinated omission).  Threads sleep until their
- * next arrival (clock_nanosleep, timer slack 1 us); how late the timer
+ * next arrival (nanosleep, timer slack 1 us); how late the timer
  * woke them is reported as wake_late_p99_us, the floor of every latency.
  */
 #include <stdio.h>
