@@ -57,6 +57,7 @@ struct bench_config {
 	struct bench_calibration cal;
 
 	/* Output. */
+	int quiet;			/* progress per round, not per repetition */
 	const char *outdir;
 	const char *cmdline;
 };

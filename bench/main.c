@@ -38,6 +38,7 @@ static void usage(FILE *f)
 "  -Q           quick: the reduced grid of every workload\n"
 "  -X           isolate: every lock in a process of its own\n"
 "  -o DIR       output directory (default .)\n"
+"  -q           progress: a line per round, not per repetition\n"
 "  -S SHIFT     closed loop: latency of 1 in 2^SHIFT acquisitions (default 6)\n"
 "  --reruns N            rerun a disturbed round up to N times (default 1)\n"
 "  --guard-foreign CPUS  disturbed above this foreign load (default 0.25)\n"
@@ -181,7 +182,7 @@ int main(int argc, char **argv)
 	}
 	mode = argv[1];
 	optind = 2;
-	while ((opt = getopt_long(argc, argv, "l:p:d:t:w:R:k:r:s:S:n:o:QXh",
+	while ((opt = getopt_long(argc, argv, "l:p:d:t:w:R:k:r:s:S:n:o:qQXh",
 				  long_opts, NULL)) != -1) {
 		int bad = 0;
 
@@ -198,6 +199,7 @@ int main(int argc, char **argv)
 		case 'S': cfg.sample_shift = atoi(optarg); bad = cfg.sample_shift < 0 || cfg.sample_shift > 20; break;
 		case 'n': cfg.pairs = atol(optarg); bad = cfg.pairs < 1; break;
 		case 'o': cfg.outdir = optarg; break;
+		case 'q': cfg.quiet = 1; break;
 		case 'Q': cfg.quick = 1; break;
 		case 'X': cfg.isolate = 1; break;
 		case OPT_RERUNS: cfg.reruns = atoi(optarg); bad = cfg.reruns < 0 || cfg.reruns > 10; break;
@@ -208,8 +210,16 @@ int main(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 		if (bad) {
-			fprintf(stderr, "uspin-bench: bad value for option %s: %s\n",
-				argv[optind - 1], optarg);
+			const struct option *o = long_opts;
+
+			while (o->name && o->val != opt)
+				o++;
+			if (opt < 256)
+				fprintf(stderr, "uspin-bench: bad value for -%c: %s\n",
+					opt, optarg);
+			else
+				fprintf(stderr, "uspin-bench: bad value for --%s: %s\n",
+					o->name, optarg);
 			return 2;
 		}
 	}

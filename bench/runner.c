@@ -3,6 +3,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <termios.h>
+#include <unistd.h>
 
 #include "child.h"
 #include "locks/lock.h"
@@ -36,6 +38,28 @@ static void one(struct bench_runner *r, const struct bench_workload *wl,
 		r->broken = 1;
 }
 
+/*
+ * Progress goes to stderr.  On a serial console (the guest) every byte is
+ * emulated I/O that the guard would see as foreign load landing on the
+ * next repetition: wait until it is out (tcdrain), and with -q write one
+ * short line per round instead of one per repetition.
+ */
+static void drain(void)
+{
+	if (isatty(STDERR_FILENO))
+		tcdrain(STDERR_FILENO);
+}
+
+static void progress_round(const struct bench_workload *wl,
+			   const struct bench_point *pt, int rep, int attempt,
+			   int disturbed, long done, long total)
+{
+	fprintf(stderr, "[%5ld/%ld] %s %s round %d%s%s\n", done, total,
+		wl->name, pt->id, rep, attempt ? " (rerun)" : "",
+		disturbed ? " DISTURBED" : "");
+	drain();
+}
+
 static void progress(const struct bench_runner *r,
 		     const struct bench_workload *wl,
 		     const struct bench_point *pt, int rep, int attempt,
@@ -43,12 +67,15 @@ static void progress(const struct bench_runner *r,
 {
 	const struct bench_result *res = &s->res;
 
+	if (r->cfg->quiet)
+		return;
 	fprintf(stderr, "[%5ld/%ld] %-9s %-16s r%d%s %-32s %10.1f kop/s  cpu %7.3f us/op  p99 %9.0f ns%s%s\n",
 		done, total, wl->name, pt->id, rep, attempt ? "*" : " ",
 		s->lock->name, res->ops_per_s / 1e3, res->cpu_us_per_op,
 		isnan(res->lat_p99_ns) ? 0 : res->lat_p99_ns,
 		res->disturbed ? "  DISTURBED " : "",
 		res->disturbed ? res->disturbed_why : "");
+	drain();
 }
 
 int bench_runner_workload(struct bench_runner *r,
@@ -82,6 +109,9 @@ int bench_runner_workload(struct bench_runner *r,
 			progress(r, wl, &pts[p], rep, attempt, s,
 				 ++done, total);
 		}
+		if (cfg->quiet)
+			progress_round(wl, &pts[p], rep, attempt, any, done,
+				       total);
 		/* The round's rows, kept unless it is about to be rerun. */
 		for (k = 0; k < nl; k++) {
 			struct bench_row_id id = {
