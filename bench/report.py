@@ -167,6 +167,18 @@ def workload_section(side, base, wl, caption, out, top):
     out.append("%s. Latency: %s.\n" % (meta.get("summary", ""), meta.get("latency", "")))
     if wl == "micro":
         micro_section(side, base, out)
+        series = []
+        for lock in colours.order(side.locks()):
+            c = summary.compare_pair(side, wl, "uncontended", lock, base, "ns_per_op") if lock != base else None
+            if c:
+                series.append((lock, {"uncontended": (c.ratio.median, c.ratio.lo, c.ratio.hi)}))
+        name = "micro-ns_per_op"
+        if gnuplot.ratio_bars(os.path.join(side.path, "plots", name),
+                              "micro: uncontended lock+unlock relative to %s (lower is better)" % base,
+                              caption, "ns per pair / %s's (median of per-round ratios, 95%% interval)" % base,
+                              base, ["uncontended"], series):
+            p = "%s/plots/%s" % (side.name, name)
+            out.append("Plot: [%s](%s.png) ([svg](%s.svg))\n" % (name, p, p))
         return
     ids = side.point_ids(wl)
     locks = [l for l in colours.order(side.locks()) if l != base]

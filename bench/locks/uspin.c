@@ -67,7 +67,7 @@ static const char *us_fwait_probe(void)
 
 static const char *us_fwait_describe(void)
 {
-	return "user-adaptive spin, then FUTEX_WAIT (USPIN_WAIT=futex-wait, own process)";
+	return "user-adaptive spin, then FUTEX_WAIT instead of FUTEX_LOCK";
 }
 
 static const char *const fwait_env[] = { "USPIN_WAIT=futex-wait", NULL };
