@@ -1,13 +1,16 @@
 # bench/: benchmarks that report (never timed tests).
 #
-#   make bench            the full comparison: host sweep, guest sweep on the
-#                         patched kernel (kernel/vm-run), plots, summary.md
-#   make bench QUICK=1    a reduced sweep, a couple of minutes in all
+#   make bench            the full comparison: every workload on the host and
+#                         on the patched kernel (kernel/vm-run), report
+#   make bench QUICK=1    every workload and lock on reduced grids, ~7 min
 #   make bench-host       only the host part (BENCH_ARGS adds harness options)
 #   make bench-calibrate  check the work unit's instructions with callgrind
-#   make bench-uncontended  lock+unlock via the .so, against glibc
+#   make bench-uncontended  lock+unlock via the .so, against glibc, single-
+#                         threaded and with a thread alive
+#   make bench-check      does the machinery work (behaviour, never timing)
 #
 # Results go to results/<timestamp>/{host,guest}/ (gitignored).
+# docs/benchmarks.md explains the method, the workloads and every column.
 
 BENCH_UNCONTENDED := $(BUILD)/bench-uncontended
 USPIN_BENCH       := $(BUILD)/uspin-bench
@@ -69,7 +72,7 @@ $(BENCH_UNCONTENDED): bench/uncontended.c bench/stats.c bench/stats.h $(LIBUSPIN
 	$(CC) $(CPPFLAGS) -Ibench $(CFLAGS) -o $@ bench/uncontended.c bench/stats.c \
 	  -L$(BUILD) -luspin -Wl,-rpath,$(abspath $(BUILD)) -pthread
 
-.PHONY: bench bench-host bench-guest bench-calibrate bench-uncontended
+.PHONY: bench bench-host bench-guest bench-calibrate bench-uncontended bench-check
 # The guest gets only what the run needs: a smaller initramfs, and no
 # dependence on other layers' guest binaries.
 BENCH_GUEST_BINS := $(USPIN_BENCH_GUEST) $(BUILD)/guest/uspin-info
@@ -94,3 +97,6 @@ BENCH_DROPIN ?= $(BUILD)/libuspin-pthread.so
 bench-uncontended: $(BENCH_UNCONTENDED)
 	$(BENCH_UNCONTENDED) $(BENCH_UNCONTENDED_ARGS) \
 	  $(if $(wildcard $(BENCH_DROPIN)),--preload pthread_dropin=$(abspath $(BENCH_DROPIN)))
+
+bench-check: $(USPIN_BENCH) $(BENCH_UNCONTENDED)
+	BUILD=$(BUILD) bench/check.sh

@@ -71,9 +71,18 @@ def _percentile_interval(stats):
     return stats[lo_i], stats[hi_i]
 
 
+_interval_cache = {}
+
+
 def bootstrap_median(xs):
-    """Median of xs with its percentile-bootstrap interval."""
-    xs = [x for x in xs if x is not None and not math.isnan(x)]
+    """Median of xs with its percentile-bootstrap interval (memoised)."""
+    xs = tuple(x for x in xs if x is not None and not math.isnan(x))
+    if xs not in _interval_cache:
+        _interval_cache[xs] = _bootstrap_median(xs)
+    return _interval_cache[xs]
+
+
+def _bootstrap_median(xs):
     n = len(xs)
     m = median(xs)
     if n < 2:

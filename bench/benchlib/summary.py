@@ -36,6 +36,14 @@ class Comparison:
 
 def compare_pair(side, wl, point, lock, base, metric):
     """lock against base at one point, or None if either has no value."""
+    cache = side.__dict__.setdefault("_compare_cache", {})
+    key = (wl, point, lock, base, metric)
+    if key not in cache:
+        cache[key] = _compare_pair(side, wl, point, lock, base, metric)
+    return cache[key]
+
+
+def _compare_pair(side, wl, point, lock, base, metric):
     a = side.values(wl, point, lock, metric)
     b = side.values(wl, point, base, metric)
     if not a or not b:
