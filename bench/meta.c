@@ -129,6 +129,9 @@ void bench_write_meta(const struct bench_config *cfg, const char *mode,
 	if (rs_ns < 0) {
 		rs_query_cost(&rs_ns, &rs_self);
 		strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+		if (strcmp(uspin_running_state_provider(), "none") && rs_self < 99)
+			fprintf(stderr, "uspin-bench: WARNING: the %s running-state provider reads this running thread as on a CPU in %.0f %% of queries: the proposal will not know when owners run\n",
+				uspin_running_state_provider(), rs_self);
 	}
 	uname(&u);
 	memset(&info, 0, sizeof(info));

@@ -244,6 +244,11 @@ def side_section(side, base, out, top):
                    "yes" if m.get("futex_lock") else "no", "yes" if m.get("futex_lock_adaptive") else "no",
                    "yes" if m.get("futex_unlock") else "no", m.get("uspin_thread_stats", "?"),
                    m.get("rs_query_ns", 0), m.get("rs_query_self_on_cpu_pct", 0)))
+    if m.get("running_state_provider", "none") != "none" and m.get("rs_query_self_on_cpu_pct", 100) < 99:
+        out.append("- **WARNING: the %s provider did not see the harness's own running thread on a CPU "
+                   "(%.0f %% of queries): the proposal was not told when owners run; its numbers are a "
+                   "bounded spin's, not the running-state array's.**" % (
+                       m.get("running_state_provider"), m.get("rs_query_self_on_cpu_pct", 0)))
     cal = m.get("calibration", {})
     out.append("- work unit: %s instructions per round (%s), %.3f ns per round here; timestamps %s" % (
         cal.get("insn_per_round"), cal.get("source"), cal.get("ns_per_round", 0), m.get("timestamps")))
