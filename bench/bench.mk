@@ -43,23 +43,15 @@ BENCH_LDLIBS := -lurcu-cds -lurcu -lurcu-common -lm -pthread
 # from the archive when the library defines it, leave it NULL otherwise.
 BENCH_WEAK = $$(nm $(LIBUSPIN_A) 2>/dev/null | grep -q ' T uspin_thread_stats$$' && \
 	echo -Wl,-u,uspin_thread_stats)
-# On the host, where vdso/bpf.mk could build the BPF loader, link it in
-# (libuspin reaches it through a weak reference) so that a root run loads
-# the BPF running-state provider itself when no uspin-stated is there.
-BENCH_HOST_BPF :=
-ifneq ($(RS_LOAD_O),)
-ifeq ($(BPF_MISSING),)
-BENCH_HOST_BPF := $(RS_LOAD_O)
-endif
-endif
-
+# libuspin v2 never loads BPF: the host's provider is uspin-stated, which
+# bench/run starts for the host run.
 $(BUILD)/obj/bench/%.o: bench/%.c $(BENCH_HDRS) $(LIB_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ibench $(CFLAGS) -c -o $@ $<
 
-$(USPIN_BENCH): $(BENCH_OBJS) $(BENCH_HOST_BPF) $(LIBUSPIN_A)
-	$(CC) $(CFLAGS) -o $@ $(BENCH_OBJS) $(BENCH_HOST_BPF) $(BENCH_WEAK) \
-	  $(LIBUSPIN_A) $(if $(BENCH_HOST_BPF),$(LIB_LDLIBS)) $(BENCH_LDLIBS)
+$(USPIN_BENCH): $(BENCH_OBJS) $(LIBUSPIN_A)
+	$(CC) $(CFLAGS) -o $@ $(BENCH_OBJS) $(BENCH_WEAK) $(LIBUSPIN_A) \
+	  $(BENCH_LDLIBS)
 
 # Static for the guest, whose userland is busybox alone.
 $(USPIN_BENCH_GUEST): $(BENCH_OBJS) $(LIBUSPIN_A)
@@ -76,13 +68,16 @@ $(BENCH_UNCONTENDED): bench/uncontended.c bench/stats.c bench/stats.h $(LIBUSPIN
 # The guest gets only what the run needs: a smaller initramfs, and no
 # dependence on other layers' guest binaries.
 BENCH_GUEST_BINS := $(USPIN_BENCH_GUEST) $(BUILD)/guest/uspin-info
+# The host run starts uspin-stated (root, built) unless BENCH_STATED=0.
+BENCH_HOST_DEPS := $(USPIN_BENCH) $(USPIN_INFO) $(if $(BPF_MISSING),,$(USPIN_STATED))
 BENCH_RUN = USPIN_GUEST_BINS="$(BENCH_GUEST_BINS)" BUILD=$(BUILD) \
+	$(if $(BENCH_STATED),BENCH_STATED=$(BENCH_STATED)) \
 	bench/run $(if $(QUICK),--quick) $(if $(BENCH_OUT),--out $(BENCH_OUT))
 
-bench: $(USPIN_BENCH) $(BENCH_GUEST_BINS)
+bench: $(BENCH_HOST_DEPS) $(BENCH_GUEST_BINS)
 	$(BENCH_RUN) -- $(BENCH_ARGS)
 
-bench-host: $(USPIN_BENCH)
+bench-host: $(BENCH_HOST_DEPS)
 	$(BENCH_RUN) --host-only -- $(BENCH_ARGS)
 
 bench-guest: $(USPIN_BENCH) $(BENCH_GUEST_BINS)
