@@ -212,8 +212,8 @@ def workload_section(side, base, wl, caption, out, top):
                     v = side.values(wl, p, lock, col)
                     cells.append(fmt_num(stats.median(list(v.values()))) if v else "-")
                 rows.append([p, lock] + cells)
-        out.append("Costs (medians over rounds; libuspin's counters are blank for other locks, "
-                   "and blank for all while the library lacks uspin_thread_stats()):\n")
+        out.append("Costs (medians over rounds; libuspin's counters are blank for the other locks, "
+                   "and for all where meta.json says uspin_thread_stats is absent):\n")
         out.append(md_table(["point", "lock"] + [c for _, c in COST_COLUMNS], rows))
     foot = [l for l in locks if colours.is_footnote(l)]
     for lock in foot:
