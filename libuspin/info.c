@@ -42,6 +42,7 @@ int uspin_query(struct uspin_info *info)
 	info->futex_lock = s->futex_lock;
 	info->futex_lock_adaptive = s->futex_lock_adaptive;
 	info->futex_unlock = s->futex_unlock;
+	info->blocks_in_futex_lock = s->futex_lock && !uspin_force_stock_kernel;
 	info->robust_list = uspin_robust_list_available();
 	info->running_state = uspin_running_state_provider();
 	info->running_state_detail = detail ? detail : "";
