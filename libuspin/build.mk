@@ -17,6 +17,8 @@ LIBUSPIN_SO := $(BUILD)/libuspin.so
 USPIN_INFO  := $(BUILD)/uspin-info
 USPIN_PC    := $(BUILD)/uspin.pc
 LIB_TARGETS := $(LIBUSPIN_A) $(LIBUSPIN_SO) $(USPIN_INFO) $(USPIN_PC)
+# Man pages: each layer adds its own; install puts them in man<section>.
+MAN_PAGES   += libuspin/uspin.3 libuspin/uspin-info.1
 GUEST_BINS  += $(BUILD)/guest/uspin-info
 
 $(BUILD)/obj/%.o: %.c $(LIB_HDRS)
@@ -53,3 +55,17 @@ install: $(LIB_TARGETS)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(USPIN_VERSION)|' \
 	  libuspin/uspin.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/uspin.pc
 	install -m 755 $(USPIN_INFO) $(DESTDIR)$(PREFIX)/bin/
+	for p in $(MAN_PAGES); do \
+	  sec=$${p##*.}; install -d $(DESTDIR)$(PREFIX)/share/man/man$$sec && \
+	  install -m 644 $$p $(DESTDIR)$(PREFIX)/share/man/man$$sec/ || exit 1; \
+	done
+
+# Every man page renders without a warning from man/groff.
+.PHONY: check-man
+check-man:
+	@for p in $(MAN_PAGES); do \
+	  w=$$(MANWIDTH=80 man --warnings -l -Tutf8 $$p 2>&1 >/dev/null); \
+	  if [ -n "$$w" ]; then echo "check-man: $$p: $$w"; exit 1; fi; \
+	  MANWIDTH=80 man -l -Tutf8 $$p | grep -q . || { echo "check-man: $$p renders empty"; exit 1; }; \
+	done; echo "check-man: $(words $(MAN_PAGES)) pages ok"
+host-check: check-man

@@ -32,18 +32,17 @@ static uint32_t read_pid_max(void)
 int uspin_query(struct uspin_info *info)
 {
 	const struct uspin_setup *s;
-	const struct uspin_rs_provider *p;
 	const char *detail;
 
 	if (!info)
 		return EINVAL;
 	uspin_setup_run();
 	s = uspin_setup();
-	p = uspin_running_state_active();
-	detail = p->describe ? p->describe() : NULL;
+	detail = uspin_running_state_describe();
 	info->futex_lock = s->futex_lock;
 	info->futex_lock_adaptive = s->futex_lock_adaptive;
 	info->futex_unlock = s->futex_unlock;
+	info->blocks_in_futex_lock = s->futex_lock && !uspin_force_stock_kernel;
 	info->robust_list = uspin_robust_list_available();
 	info->running_state = uspin_running_state_provider();
 	info->running_state_detail = detail ? detail : "";

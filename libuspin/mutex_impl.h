@@ -160,7 +160,7 @@ struct uspin_stats {
 	uint64_t spin_cycles_acquired, spin_cycles_wasted;
 	uint64_t spin_owner_off, spin_refused, blocks, handoffs;
 };
-extern __thread struct uspin_stats uspin_stats USPIN_HIDDEN;
+extern USPIN_TLS struct uspin_stats uspin_stats USPIN_HIDDEN;
 
 /* ---- spin.c: the spin phase; returns 1 once it owns the word ---- */
 int uspin_spin(uspin_mutex_t *m, uint32_t tid, enum uspin_spin_kind kind,

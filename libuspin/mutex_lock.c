@@ -104,20 +104,30 @@ static int block_futex_wait(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
 			return uspin_after_acquire(m, tid);
 		}
 		if (!WORD_TID(v)) {
-			if (asked && uatomic_cmpxchg(&m->handoff, tid, 0) != tid)
-				promised = 1;
-			asked = 0;
-			if (promised && !(v & FUTEX_OWNER_DIED)) {
-				/*
-				 * v is stale: an unlocker took our request, so
-				 * it owned the word after we read it, and is
-				 * about to store our TID there.
-				 */
-				caa_cpu_relax();
-				continue;
+			if (asked) {
+				asked = 0;
+				if (uatomic_cmpxchg(&m->handoff, tid, 0) != tid) {
+					/*
+					 * An unlocker took our request after we
+					 * read v: it owns the word and is about
+					 * to store our TID there.  Look again.
+					 */
+					promised = 1;
+					continue;
+				}
 			}
-			/* A promise with OWNER_DIED: the unlocker died. */
-			promised = 0;
+			if (promised) {
+				/*
+				 * Read after the request was taken: a free
+				 * word means that unlocker died before it
+				 * stored our TID (robust: OWNER_DIED).
+				 */
+				if (!(v & FUTEX_OWNER_DIED)) {
+					caa_cpu_relax();
+					continue;
+				}
+				promised = 0;
+			}
 			if (mutex_flags(m) & USPIN_NOTRECOVERABLE)
 				return ENOTRECOVERABLE;
 			if (uspin_take_free(m, v, tid | FUTEX_WAITERS))

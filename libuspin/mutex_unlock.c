@@ -26,11 +26,16 @@ void uspin_release_word(uspin_mutex_t *m, uint32_t tid)
 		futex_wake(&m->word, INT_MAX, shared);
 		return;
 	}
-	/* A starving FUTEX_WAIT waiter asked: the word goes to it, never 0. */
+	/*
+	 * A starving FUTEX_WAIT waiter asked: the word goes to it, never 0.
+	 * Wake every USPIN_WAKE_HANDOFF sleeper: the next requester may
+	 * already sleep there too (at most two: one handed the word, one
+	 * asking); the one that does not own the word sleeps again.
+	 */
 	if (CMM_LOAD_SHARED(m->handoff) &&
 	    (h = uatomic_xchg(&m->handoff, 0)) != 0) {
 		uatomic_xchg(&m->word, h | FUTEX_WAITERS);
-		futex_wake_bitset(&m->word, 1, USPIN_WAKE_HANDOFF, shared);
+		futex_wake_bitset(&m->word, INT_MAX, USPIN_WAKE_HANDOFF, shared);
 		return;
 	}
 	if (uspin_setup()->futex_unlock && !uspin_force_stock_kernel &&

@@ -8,7 +8,7 @@
 
 #include "mutex_impl.h"
 
-__thread struct uspin_stats uspin_stats;
+USPIN_TLS struct uspin_stats uspin_stats;
 
 static uint64_t cycles_to_ns(uint64_t c)
 {

@@ -60,7 +60,9 @@ int main(int argc, char **argv)
 	       (unsigned long long)info.cycles_per_us,
 	       yes_no(info.cycles_calibrated, "measured", "reported or nominal"));
 	printf("slow path:            %s\n",
-	       yes_no(info.futex_lock, "FUTEX_LOCK", "FUTEX_WAIT/FUTEX_WAKE fallback"));
+	       info.blocks_in_futex_lock ? "FUTEX_LOCK" :
+	       info.futex_lock ? "FUTEX_WAIT/FUTEX_WAKE (USPIN_WAIT=futex-wait)" :
+				 "FUTEX_WAIT/FUTEX_WAKE fallback");
 	printf("auto policy:          %s%s\n", uspin_policy_name(info.auto_policy),
 	       info.policy_overridden ? " (set by USPIN_POLICY)" : "");
 	if (!info.setup_done)

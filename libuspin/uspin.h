@@ -75,6 +75,8 @@ struct uspin_info {
 	int futex_lock;			/* FUTEX_LOCK available */
 	int futex_lock_adaptive;	/* FUTEX_LOCK_ADAPTIVE available */
 	int futex_unlock;		/* FUTEX_UNLOCK (handoff) available */
+	int blocks_in_futex_lock;	/* mutexes wait with FUTEX_LOCK (else
+					   FUTEX_WAIT: stock kernel, USPIN_WAIT) */
 	int robust_list;		/* robust mutexes join the robust list */
 	const char *running_state;	/* provider: "vdso", "rseq", "bpf", "none" */
 	const char *running_state_detail; /* provider's own line, or "" */

@@ -65,6 +65,13 @@ check-unit: $(TEST_USPIN)
 
 host-check: check-unit check-lockpath check-header check-api
 
+# libuspin's own rules on the stock-kernel path, beside uspin.pml's
+# lock-word protocol (tests/model/check-library.sh; FULL=1 for K=2).
+.PHONY: model-check-library
+model-check-library:
+	@sh tests/model/check-library.sh $(BUILD)/model
+model-check: model-check-library
+
 # The Spin model of the condvar (tests/model/condvar.pml) in every
 # configuration, negative controls included; `make model-check` runs it too.
 .PHONY: model-check-condvar

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pid_namespace.h"
 #include "running_state.h"
 #include "running_state_providers.h"
 
@@ -24,17 +23,6 @@ static const char *active = "none";
 static const struct uspin_rs_provider *active_provider = &uspin_rs_provider_none;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
-/*
- * Every provider indexes by global TID, and attaches only in the initial
- * pid namespace; a fork child that lands in a new one (CLONE_NEWPID) must
- * stop trusting the view it inherited.
- */
-static void forget_view_in_new_pid_ns(void)
-{
-	if (uspin_rs_view.nr_entries && !uspin_in_initial_pid_ns())
-		__atomic_store_n(&uspin_rs_view.nr_entries, 0, __ATOMIC_RELEASE);
-}
-
 static int try_attach(const struct uspin_rs_provider *p)
 {
 	struct uspin_rs_view view = { 0 };
@@ -50,8 +38,6 @@ static int try_attach(const struct uspin_rs_provider *p)
 			 __ATOMIC_RELEASE);
 	active = p->name;
 	active_provider = p;
-	if (view.nr_entries)
-		pthread_atfork(NULL, NULL, forget_view_in_new_pid_ns);
 	return 1;
 }
 
@@ -95,4 +81,21 @@ const char *uspin_running_state_provider(void)
 const struct uspin_rs_provider *uspin_running_state_active(void)
 {
 	return active_provider;
+}
+
+/*
+ * A line for uspin-info: the active provider's own, or, with none active,
+ * the first provider that can say why it is not (and how to opt in).
+ */
+const char *uspin_running_state_describe(void)
+{
+	size_t i, n = sizeof(providers) / sizeof(providers[0]);
+	const char *line;
+
+	if (active_provider->describe)
+		return active_provider->describe();
+	for (i = 0; i < n; i++)
+		if (providers[i]->describe && (line = providers[i]->describe()))
+			return line;
+	return NULL;
 }
