@@ -6,6 +6,7 @@ DROPIN_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(DROPIN_SRCS))
 DROPIN_SO   := $(BUILD)/libuspin-pthread.so
 USPIN_RUN   := $(BUILD)/uspin-run
 LIB_TARGETS += $(DROPIN_SO) $(USPIN_RUN)
+MAN_PAGES   += pthread/uspin-run.1
 DEB_PACKAGES += sysbench pbzip2 man-db g++
 
 # libuspin's objects, minus the BPF loader (libbpf): libc only, like
@@ -29,11 +30,9 @@ $(USPIN_RUN): pthread/uspin-run.c
 install: install-dropin
 .PHONY: install-dropin
 install-dropin: $(DROPIN_SO) $(USPIN_RUN)
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin \
-	  $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(DROPIN_SO) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(USPIN_RUN) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 pthread/uspin-run.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 
 # ---- tests/dropin: plain pthread programs, run on glibc and under uspin-run ----
 DROPIN_TEST     := $(BUILD)/test-dropin

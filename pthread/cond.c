@@ -24,7 +24,15 @@ struct dropin_cm {
 
 static int release_ours(struct uspin_cond_mutex *cm)
 {
-	return pthread_mutex_unlock(((struct dropin_cm *)cm)->pm);
+	struct dropin_cm *d = (struct dropin_cm *)cm;
+	int r;
+
+	if (!(d->kind & K_ROBUST))
+		uatomic_inc(cond_users(U(d->pm)));
+	r = pthread_mutex_unlock(d->pm);
+	if (r && !(d->kind & K_ROBUST))
+		uatomic_dec(cond_users(U(d->pm)));
+	return r;
 }
 
 static int reacquire_ours(struct uspin_cond_mutex *cm)
@@ -35,22 +43,45 @@ static int reacquire_ours(struct uspin_cond_mutex *cm)
 
 	if (cm->kept) {
 		m->count++;	/* it never left us */
-		return 0;
+		r = 0;
+	} else {
+		r = uspin_cond_relock(m, kind_mode(d->kind));
+		if ((d->kind & K_TYPE_MASK) == K_RECURSIVE &&
+		    (r == 0 || r == EOWNERDEAD))
+			m->count = 1;
 	}
-	r = uspin_cond_relock(m, kind_mode(d->kind));
-	if ((d->kind & K_TYPE_MASK) == K_RECURSIVE && (r == 0 || r == EOWNERDEAD))
-		m->count = 1;
+	if (!(d->kind & K_ROBUST))
+		uatomic_dec(cond_users(m));
 	return r;
 }
 
+/*
+ * glibc's own wait releases with __nusers kept and re-takes without
+ * counting it up again (so a mutex with waiters is busy for destroy);
+ * its public unlock and lock count, so compensate, while we hold it.
+ */
 static int release_glibc(struct uspin_cond_mutex *cm)
 {
-	return dropin_real()->mutex_unlock(((struct dropin_cm *)cm)->pm);
+	pthread_mutex_t *pm = ((struct dropin_cm *)cm)->pm;
+	int held = (uint32_t)pm->__data.__owner == uspin_self_tid(), r;
+
+	if (held)
+		pm->__data.__nusers++;
+	r = dropin_real()->mutex_unlock(pm);
+	if (r && held)
+		pm->__data.__nusers--;
+	cm->kept = held && !r;	/* the count to take back */
+	return r;
 }
 
 static int reacquire_glibc(struct uspin_cond_mutex *cm)
 {
-	return dropin_real()->mutex_lock(((struct dropin_cm *)cm)->pm);
+	pthread_mutex_t *pm = ((struct dropin_cm *)cm)->pm;
+	int r = dropin_real()->mutex_lock(pm);
+
+	if (cm->kept && (r == 0 || r == EOWNERDEAD))
+		pm->__data.__nusers--;
+	return r;
 }
 
 static int dropin_wait(pthread_cond_t *pc, pthread_mutex_t *pm, clockid_t clock,

@@ -92,6 +92,18 @@ static inline int kind_checks_owner(int kind)
 	return type == K_ERRORCHECK || type == K_RECURSIVE || (kind & K_ROBUST);
 }
 
+/*
+ * glibc counts a condvar waiter as a user of its mutex (__nusers: its
+ * wait releases the lock without counting down), and refuses to destroy
+ * a mutex with users (EBUSY).  Our kinds keep that count of waiters in
+ * the robust-list pair, which a non-robust mutex never uses (a robust
+ * one needs no count: glibc destroys robust mutexes without looking).
+ */
+static inline uint32_t *cond_users(uspin_mutex_t *m)
+{
+	return (uint32_t *)&m->robust_prev;
+}
+
 /* ---- real.c: glibc's functions, for the kinds glibc runs ---- */
 struct dropin_real {
 	int (*mutex_init)(pthread_mutex_t *, const pthread_mutexattr_t *);

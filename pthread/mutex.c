@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "dropin.h"
+#include "futex_ops.h"
 #include "robust_list.h"
 
 /* ---- slow paths ---- */
@@ -36,6 +37,34 @@ static int check_abstime(const struct timespec *abstime)
 	if (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L)
 		return EINVAL;
 	return 0;
+}
+
+/*
+ * glibc's normal (and adaptive, and robust normal) mutex relocked by its
+ * owner sleeps on the lock word until somebody unlocks it, which any
+ * thread may do for a normal mutex (glibc's tst-cond4, tst-cond14 rely
+ * on it).  Wait for that like any FUTEX_WAIT waiter (FUTEX_WAITERS set,
+ * so the unlock wakes us); 0 once the word is no longer ours.
+ */
+static int wait_for_other_unlock(uspin_mutex_t *m, uint32_t tid,
+				 clockid_t clock, const struct timespec *abstime)
+{
+	int shared = mutex_futex_shared(m);
+	uint32_t v;
+
+	for (;;) {
+		v = CMM_LOAD_SHARED(m->word);
+		if (WORD_TID(v) != tid)
+			return 0;
+		if (!(v & FUTEX_WAITERS)) {
+			if (uatomic_cmpxchg(&m->word, v, v | FUTEX_WAITERS) != v)
+				continue;
+			v |= FUTEX_WAITERS;
+		}
+		if (futex_wait_abs(&m->word, v, shared, USPIN_WAKE_NORMAL, clock,
+				   abstime) == ETIMEDOUT)
+			return ETIMEDOUT;
+	}
 }
 
 static int lock_slow(uspin_mutex_t *m, int kind, int timed, clockid_t clock,
@@ -69,6 +98,17 @@ static int lock_slow(uspin_mutex_t *m, int kind, int timed, clockid_t clock,
 		}
 		if (type == K_ERRORCHECK)
 			return EDEADLK;
+		if (timed && (r = check_abstime(abstime)) != 0)
+			return r;
+		r = wait_for_other_unlock(m, tid, clock, abstime);
+		if (r)
+			return r;
+		/* Woken on the word: others may sleep there too. */
+		r = uspin_lock_contended(m, kind_mode(kind), clock, abstime);
+		if ((r == 0 || r == EOWNERDEAD) &&
+		    !(CMM_LOAD_SHARED(m->word) & FUTEX_WAITERS))
+			uatomic_or(&m->word, FUTEX_WAITERS);
+		return r;
 	}
 	if (timed) {
 		r = uspin_mutex_trylock(m);
@@ -227,8 +267,10 @@ int pthread_mutex_destroy(pthread_mutex_t *pm)
 
 	if (kind & K_GLIBC && kind >= 0)
 		return dropin_real()->mutex_destroy(pm);
-	/* As glibc: a locked mutex is busy, unless it is robust. */
-	if (!(kind & K_ROBUST) && WORD_TID(CMM_LOAD_SHARED(m->word)))
+	/* As glibc: a locked mutex, or one a condvar waiter will take back,
+	   is busy, unless it is robust. */
+	if (!(kind & K_ROBUST) && (WORD_TID(CMM_LOAD_SHARED(m->word)) ||
+				   uatomic_read(cond_users(m))))
 		return EBUSY;
 	CMM_STORE_SHARED(m->kind, -1);	/* glibc's "destroyed" */
 	return 0;

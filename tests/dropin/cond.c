@@ -303,6 +303,52 @@ START_TEST(robust_owner_dies_in_wait)
 }
 END_TEST
 
+/*
+ * glibc: a condvar waiter still uses its mutex, so destroying the mutex
+ * meanwhile is EBUSY (tst-mutex8), for every non-robust kind.
+ */
+struct busy {
+	pthread_mutex_t m;
+	pthread_cond_t c;
+	volatile int waiting;
+	int done;
+};
+
+static void *busy_waiter(void *arg)
+{
+	struct busy *b = arg;
+
+	pthread_mutex_lock(&b->m);
+	__atomic_store_n(&b->waiting, 1, __ATOMIC_RELEASE);
+	while (!b->done)
+		pthread_cond_wait(&b->c, &b->m);
+	pthread_mutex_unlock(&b->m);
+	return NULL;
+}
+
+START_TEST(mutex_busy_while_cond_waits)
+{
+	enum mkind k = (enum mkind)_i;
+	struct busy b = { .c = PTHREAD_COND_INITIALIZER };
+	pthread_t t;
+
+	if (k == MK_PP || mkind_robust(k))
+		return;
+	ck_assert_int_eq(mkind_init(&b.m, k), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, busy_waiter, &b), 0);
+	ck_assert(wait_flag(&b.waiting));
+	ck_assert_int_eq(pthread_mutex_lock(&b.m), 0);	/* it is in the wait */
+	ck_assert_int_eq(pthread_mutex_unlock(&b.m), 0);
+	ck_assert_int_eq(pthread_mutex_destroy(&b.m), EBUSY);
+	pthread_mutex_lock(&b.m);
+	b.done = 1;
+	pthread_cond_signal(&b.c);
+	pthread_mutex_unlock(&b.m);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(pthread_mutex_destroy(&b.m), 0);
+}
+END_TEST
+
 /* ---- cancellation ---- */
 struct cancel {
 	pthread_mutex_t *m;
@@ -427,6 +473,7 @@ Suite *suite_cond(void)
 	tcase_add_test(tc, recursive_held_twice);
 	tcase_add_loop_test(tc, robust_owner_dies_in_wait, 0, MK_COUNT);
 	tcase_add_test(tc, cancel_in_wait);
+	tcase_add_loop_test(tc, mutex_busy_while_cond_waits, 0, MK_COUNT);
 	tcase_add_test(tc, c11_threads);
 	suite_add_tcase(s, tc);
 	return s;

@@ -269,6 +269,52 @@ START_TEST(normal_unlock_by_other)
 }
 END_TEST
 
+/*
+ * glibc: a normal mutex relocked by its owner sleeps until another thread
+ * unlocks it (allowed for normal mutexes), then takes it (tst-cond14).
+ */
+struct relock {
+	pthread_mutex_t m;
+	volatile int asleep;
+	int ret;
+};
+
+static void *relock_self(void *arg)
+{
+	struct relock *r = arg;
+
+	pthread_mutex_lock(&r->m);
+	__atomic_store_n(&r->asleep, 1, __ATOMIC_RELEASE);
+	r->ret = pthread_mutex_lock(&r->m);	/* sleeps */
+	if (r->ret == 0)
+		pthread_mutex_unlock(&r->m);
+	return NULL;
+}
+
+START_TEST(normal_relock_waits_for_other_unlock)
+{
+	enum mkind k = (enum mkind)_i;
+	struct relock r = { .ret = -1 };
+	pthread_t t;
+
+	if (mkind_type(k) != PTHREAD_MUTEX_NORMAL &&
+	    mkind_type(k) != PTHREAD_MUTEX_ADAPTIVE_NP)
+		return;
+	if (mkind_robust(k) || mkind_glibc(k))
+		return;		/* robust: only the owner may unlock */
+	ck_assert_int_eq(mkind_init(&r.m, k), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, relock_self, &r), 0);
+	ck_assert(wait_flag(&r.asleep));
+	usleep(20000);
+	ck_assert_int_eq(r.ret, -1);
+	ck_assert_int_eq(pthread_mutex_unlock(&r.m), 0);	/* not ours */
+	pthread_join(t, NULL);
+	ck_assert_int_eq(r.ret, 0);
+	ck_assert_int_eq(pthread_mutex_trylock(&r.m), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&r.m), 0);
+}
+END_TEST
+
 /* Contention: mutual exclusion and progress, every kind. */
 struct hammer {
 	pthread_mutex_t m;
@@ -392,6 +438,7 @@ Suite *suite_kinds(void)
 	tcase_add_loop_test(tc, type_semantics, 0, MK_COUNT);
 	tcase_add_test(tc, recursion_depth);
 	tcase_add_test(tc, normal_unlock_by_other);
+	tcase_add_loop_test(tc, normal_relock_waits_for_other_unlock, 0, MK_COUNT);
 	tcase_add_loop_test(tc, contention, 0, MK_COUNT);
 	tcase_add_loop_test(tc, robust_owner_exits, 0, MK_COUNT);
 	tcase_add_test(tc, consistent_needs_robust);
