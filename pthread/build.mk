@@ -107,3 +107,17 @@ dropin-cond-csw: $(DROPIN_COND_CSW) $(USPIN_RUN) $(DROPIN_SO)
 	  $(USPIN_RUN) $(DROPIN_COND_CSW) $(or $(WAITERS),32) $(or $(ROUNDS),200)
 	@echo "uspin (uspin-run, policy block):"; \
 	  $(USPIN_RUN) -p block $(DROPIN_COND_CSW) $(or $(WAITERS),32) $(or $(ROUNDS),200)
+
+# glibc's own NPTL tests (tests/nptl) under uspin-run, once per policy, each
+# with its own logs (build/nptl/log-dropin-POLICY); NPTL_POLICIES="auto"
+# to run fewer.  None that runs may fail (docs/pthread-dropin.md).
+NPTL_POLICIES ?= auto block spin kernel-adaptive user-adaptive
+.PHONY: check-nptl-dropin
+check-nptl-dropin: nptl-tests $(USPIN_RUN) $(DROPIN_SO)
+	@rc=0; for p in $(NPTL_POLICIES); do \
+	  NPTL_BUILD=$(NPTL_DIR) NPTL_LOG_DIR=$(NPTL_DIR)/log-dropin-$$p \
+	  NPTL_WRAPPER="$(abspath $(USPIN_RUN)) --policy $$p --" \
+	  tests/nptl/run-nptl-tests >$(NPTL_DIR)/dropin-$$p.out 2>&1 || rc=1; \
+	  grep -E '^(FAIL|UNSUPPORTED|nptl-tests:)' $(NPTL_DIR)/dropin-$$p.out; \
+	done; exit $$rc
+host-check: check-nptl-dropin
