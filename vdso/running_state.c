@@ -25,13 +25,18 @@ static const struct uspin_rs_provider *active_provider = &uspin_rs_provider_none
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 
 /*
- * Every provider indexes by global TID, and attaches only in the initial
- * pid namespace; a fork child that lands in a new one (CLONE_NEWPID) must
- * stop trusting the view it inherited.
+ * A fork child may land in a new pid namespace (CLONE_NEWPID), where the
+ * view it inherited speaks the wrong TIDs: the provider re-checks it
+ * (new_process), or, if it has no such hook, it is trusted only in the
+ * initial pid namespace.
  */
 static void forget_view_in_new_pid_ns(void)
 {
-	if (uspin_rs_view.nr_entries && !uspin_in_initial_pid_ns())
+	if (!uspin_rs_view.nr_entries)
+		return;
+	if (active_provider->new_process)
+		active_provider->new_process(&uspin_rs_view);
+	else if (!uspin_in_initial_pid_ns())
 		__atomic_store_n(&uspin_rs_view.nr_entries, 0, __ATOMIC_RELEASE);
 }
 
@@ -46,6 +51,8 @@ static int try_attach(const struct uspin_rs_provider *p)
 	uspin_rs_view.ptrs = view.ptrs;
 	uspin_rs_view.alive = view.alive ? view.alive : &uspin_rs_always_alive;
 	uspin_rs_view.stride = view.stride ? view.stride : 1;
+	uspin_rs_view.line_shift = view.line_shift;
+	uspin_rs_view.block_shift = view.block_shift;
 	__atomic_store_n(&uspin_rs_view.nr_entries, view.nr_entries,
 			 __ATOMIC_RELEASE);
 	active = p->name;
