@@ -51,7 +51,7 @@ struct uspin_kernel_rs {
 /*
  * Index of the entry of @tid: within each block of 2^block_shift entries
  * the TIDs are transposed so that 2^(block_shift - line_shift) consecutive
- * TIDs land in different cache lines (the kernel's SCHED_RS_INDEX()).
+ * TIDs land in different cache lines (the kernel's sched_rs_index()).
  */
 static inline uint32_t uspin_rs_abi_index(uint32_t tid, unsigned int line_shift,
 					  unsigned int block_shift)
