@@ -965,6 +965,48 @@ START_TEST(provider_vdso_attaches_and_agrees)
 }
 END_TEST
 
+/*
+ * The provider across a fork into a new pid namespace: libuspin's fork
+ * hook calls new_process(), which finds the inherited mapping detached and
+ * maps the child's own array; the child then reads itself ON under its
+ * namespace TID 1 through the library's view.
+ */
+START_TEST(provider_follows_a_fork_into_a_new_pid_namespace)
+{
+	volatile struct ns_report *r = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+					    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	uintptr_t outer_base;
+	pid_t pid;
+
+	ck_assert_ptr_ne((void *)r, MAP_FAILED);
+	setenv("USPIN_RS_PROVIDER", "vdso", 1);
+	ck_assert_str_eq(uspin_running_state_init(), "vdso");
+	outer_base = (uintptr_t)uspin_rs_view.base;
+	ck_assert_msg(unshare(CLONE_NEWPID) == 0, "unshare(CLONE_NEWPID): %s", strerror(errno));
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct uspin_kernel_rs c;
+
+		r->inner_tid = gettid_raw();
+		r->inner_base = (uintptr_t)uspin_rs_view.base;
+		r->self_entry = uspin_rs_query(r->inner_tid);
+		memset(&c, 0, sizeof(c));
+		if (rs_prctl(PR_SCHED_RS_GET, &c, sizeof(c)))
+			_exit(10);
+		r->inner_ns = c.pid_ns;
+		_exit(c.base == r->inner_base ? 0 : 11);
+	}
+	ck_assert_int_eq(child_status(pid), 0);
+	ck_assert_uint_eq(r->inner_tid, 1);
+	ck_assert_uint_ne(r->inner_base, 0);
+	ck_assert_uint_ne(r->inner_base, outer_base);
+	ck_assert_uint_ne(r->inner_ns, own_pid_ns());
+	ck_assert_int_eq(r->self_entry, USPIN_RS_ON);
+	munmap((void *)r, 4096);
+}
+END_TEST
+
 static Suite *kernel_rs_suite(void)
 {
 	Suite *s = suite_create("running-state-kernel");
@@ -994,6 +1036,7 @@ static Suite *kernel_rs_suite(void)
 	tcase_add_test(ns, tids_above_32768_are_published);
 	tcase_add_test(admin, sysctl_off_clears_everything_and_refuses_enable);
 	tcase_add_test(admin, provider_vdso_attaches_and_agrees);
+	tcase_add_test(admin, provider_follows_a_fork_into_a_new_pid_namespace);
 	suite_add_tcase(s, abi);
 	suite_add_tcase(s, who);
 	suite_add_tcase(s, ns);
