@@ -23,7 +23,7 @@ CFLAGS    += -std=gnu11 -fPIC -pthread $(WARN)
 CPPFLAGS  += -D_GNU_SOURCE -Ilibuspin -Ivdso
 LDLIBS_URCU := -lurcu-common
 
-DEB_PACKAGES := build-essential pkg-config liburcu-dev check spin clang
+DEB_PACKAGES := build-essential pkg-config liburcu-dev check spin clang man-db groff-base
 GUEST_BINS   :=
 
 .PHONY: all check deps install clean distclean host-check guest-bins
@@ -34,6 +34,7 @@ include vdso/build.mk
 include libuspin/build.mk
 include tests/build.mk
 include tests/model/build.mk
+-include tests/nptl/build.mk
 -include kernel/kernel.mk
 -include bench/bench.mk
 

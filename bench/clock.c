@@ -6,11 +6,28 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench.h"
 #include "clock.h"
 
 double bench_ns_per_tick = 1.0;
+
 static char clock_name[64] = "CLOCK_MONOTONIC";
+
+double bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void bench_clock_set(double ns_per_tick)
+{
+	bench_ns_per_tick = ns_per_tick;
+#ifdef BENCH_HAVE_TSC
+	snprintf(clock_name, sizeof(clock_name), "tsc (%.3f GHz)",
+		 1.0 / bench_ns_per_tick);
+#endif
+}
 
 void bench_clock_init(double seconds)
 {
@@ -22,9 +39,7 @@ void bench_clock_init(double seconds)
 		t1 = bench_now();
 		c1 = bench_ticks();
 	} while (t1 - t0 < seconds);
-	bench_ns_per_tick = (t1 - t0) * 1e9 / (double)(c1 - c0);
-	snprintf(clock_name, sizeof(clock_name), "tsc (%.3f GHz)",
-		 1.0 / bench_ns_per_tick);
+	bench_clock_set((t1 - t0) * 1e9 / (double)(c1 - c0));
 #else
 	(void)seconds;
 #endif

@@ -1,83 +1,54 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * main.c - uspin-bench: options, lock selection and the modes.
+ * main.c - uspin-bench: the command line, and nothing else.  It fills a
+ * struct bench_config, picks the locks and workloads, calibrates, and
+ * hands each workload to the runner.  Dependencies only go down from
+ * here: workloads -> engine (contention.c) -> locks, clock, work, stats;
+ * runner -> guard, child, repeats; nothing calls back into main.c.
  *
  * usage: uspin-bench MODE [options]
- *   sweep      period x duty x threads x lock (the 2010 plots, and more)
- *   kv         the rculfhash key-value store with serialised writers
- *   micro      uncontended lock+unlock, running-state query cost
- *   all        micro, sweep and kv into one output directory
- *   calibrate  print the work-unit calibration
+ *   all | WORKLOAD[,WORKLOAD...]   run workloads (see `uspin-bench list`)
+ *   list       the locks (and why any is skipped here) and the workloads
+ *   calibrate  print the work-unit and clock calibration
  *   work -n N  run N rounds of the work unit (for bench/calibrate.sh)
- *   list       the locks, and why any is skipped on this kernel
  */
-#include <errno.h>
 #include <getopt.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 
-#include "bench.h"
+#include "child.h"
 #include "clock.h"
-#include "uspin.h"
-
-/* Skipped locks and why, for list and meta.json. */
-const struct bench_lock *bench_skipped[64];
-const char *bench_skipped_why[64];
-int bench_nr_skipped;
+#include "config.h"
+#include "locks/lock.h"
+#include "meta.h"
+#include "output.h"
+#include "repeats.h"
+#include "runner.h"
+#include "workload.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: uspin-bench MODE [options]\n"
-"modes: sweep kv micro all calibrate list work\n"
+"modes: all, a comma-separated list of workloads, list, calibrate, work\n"
 "  -l LOCKS     comma-separated lock names (default: every lock this kernel runs)\n"
-"  -p PERIODS   instructions per iteration         (default 1000,10000)\n"
-"  -d DUTIES    percent of the period in the lock  (default 1,8,32,64)\n"
-"  -t THREADS   thread counts                      (default 1,2,4,8,16,32)\n"
-"  -w WRITERS   kv writer thread counts            (default 1,2,4,8)\n"
-"  -R READERS   kv reader threads                  (default 2)\n"
-"  -k KEYS      kv keys                            (default 4096)\n"
-"  -r REPEATS   runs per point, 1-64               (default 3)\n"
-"  -s SECONDS   length of one run                  (default 0.25)\n"
-"  -S SHIFT     sample the latency of 1 in 2^SHIFT acquisitions (default 6)\n"
-"  -n PAIRS     micro: pairs per repeat; work: rounds (default 2000000)\n"
-"  -o DIR       output directory                   (default .)\n");
-}
-
-double bench_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-FILE *bench_open_out(const struct bench_config *cfg, const char *name)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", cfg->outdir, name);
-	f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "uspin-bench: %s: %s\n", path, strerror(errno));
-		exit(1);
-	}
-	return f;
-}
-
-const char *bench_lock_label(const struct bench_lock *l)
-{
-	static char buf[64];
-	struct uspin_info info;
-
-	if (strcmp(l->name, "uspin_user_adaptive") != 0)
-		return l->name;
-	uspin_query(&info);
-	snprintf(buf, sizeof(buf), "%s(%s)", l->name, info.running_state);
-	return buf;
+"  -r REPEATS   rounds per point, every lock once per round (default 10)\n"
+"  -s SECONDS   measured length of one repetition (default 0.25)\n"
+"  -Q           quick: the reduced grid of every workload\n"
+"  -X           isolate: every lock in a process of its own\n"
+"  -o DIR       output directory (default .)\n"
+"  -q           progress: a line per round, not per repetition\n"
+"  -S SHIFT     closed loop: latency of 1 in 2^SHIFT acquisitions (default 6)\n"
+"  --reruns N            rerun a disturbed round up to N times (default 1)\n"
+"  --guard-foreign CPUS  disturbed above this foreign load (default 0.25)\n"
+"  --guard-steal PCT     disturbed above this steal time (default 2)\n"
+"  --stretch-us US       holder preempted: CS this late (default 50)\n"
+"sweep:  -p PERIODS instructions per iteration (1000,10000)\n"
+"        -d DUTIES  percent of the period in the lock (1,8,32,64)\n"
+"        -t THREADS thread counts (1,2,4,8,16,32)\n"
+"kv:     -w WRITERS (1,2,4,8)  -R READERS (2)  -k KEYS (4096)\n"
+"work:   -n ROUNDS (2000000)\n");
 }
 
 static int parse_list(const char *arg, struct bench_list *list, long lo,
@@ -100,40 +71,35 @@ static int parse_list(const char *arg, struct bench_list *list, long lo,
 	return list->n ? 0 : -1;
 }
 
-static void add_lock(struct bench_config *cfg, const struct bench_lock *l)
+static int parse_double(const char *arg, double *v, double lo, double hi)
 {
-	const char *why = l->probe ? l->probe() : NULL;
+	char *end;
 
-	if (why) {
-		bench_skipped[bench_nr_skipped] = l;
-		bench_skipped_why[bench_nr_skipped++] = why;
-		fprintf(stderr, "skipped: %s: %s\n", l->name, why);
-		return;
-	}
-	cfg->locks[cfg->nr_locks++] = l;
+	*v = strtod(arg, &end);
+	return end == arg || *end || !(*v >= lo && *v <= hi) ? -1 : 0;
 }
 
-static int select_locks(struct bench_config *cfg, const char *arg)
+static int select_workloads(struct bench_config *cfg, const char *mode)
 {
-	char buf[1024], *tok, *save;
+	char buf[512], *tok, *save;
 	size_t i;
 
-	if (!arg || strcmp(arg, "all") == 0) {
-		for (i = 0; i < bench_nr_locks; i++)
-			add_lock(cfg, bench_locks[i]);
+	if (strcmp(mode, "all") == 0) {
+		for (i = 0; i < bench_nr_workloads; i++)
+			cfg->workloads[cfg->nr_workloads++] = bench_workloads[i];
 		return 0;
 	}
-	snprintf(buf, sizeof(buf), "%s", arg);
+	snprintf(buf, sizeof(buf), "%s", mode);
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		const struct bench_lock *l = bench_lock_find(tok);
+		const struct bench_workload *wl = bench_workload_find(tok);
 
-		if (!l) {
-			fprintf(stderr, "uspin-bench: no lock named %s (see `uspin-bench list`)\n",
+		if (!wl || cfg->nr_workloads == BENCH_MAX_WORKLOADS) {
+			fprintf(stderr, "uspin-bench: no workload or mode named %s (see `uspin-bench list`)\n",
 				tok);
 			return -1;
 		}
-		add_lock(cfg, l);
+		cfg->workloads[cfg->nr_workloads++] = wl;
 	}
 	return 0;
 }
@@ -163,21 +129,52 @@ static void print_calibration(const struct bench_config *cfg)
 		cfg->cal.insn_per_round, cfg->cal.source,
 		cfg->cal.ns_per_round, bench_rounds(&cfg->cal, 1000),
 		bench_rounds(&cfg->cal, 1000) * cfg->cal.ns_per_round);
+	fprintf(stderr, "timestamps: %s; kernel clocksource %s; %d CPUs allowed\n",
+		bench_clock_name(), bench_clocksource(), cfg->ncpus);
 }
+
+static void list(const struct bench_config *cfg)
+{
+	int i;
+	size_t w;
+
+	for (i = 0; i < cfg->nr_locks; i++)
+		printf("lock     %-32s runs   %s%s\n", cfg->locks[i]->name,
+		       cfg->locks[i]->env ? "[own process] " : "",
+		       cfg->locks[i]->describe ? cfg->locks[i]->describe() : "");
+	for (i = 0; i < bench_nr_skipped; i++)
+		printf("lock     %-32s skips  %s\n", bench_skipped[i].lock->name,
+		       bench_skipped[i].why);
+	for (w = 0; w < bench_nr_workloads; w++)
+		printf("workload %-32s %s\n", bench_workloads[w]->name,
+		       bench_workloads[w]->summary);
+}
+
+enum { OPT_RERUNS = 256, OPT_FOREIGN, OPT_STEAL, OPT_STRETCH };
+
+static const struct option long_opts[] = {
+	{ "reruns", required_argument, NULL, OPT_RERUNS },
+	{ "guard-foreign", required_argument, NULL, OPT_FOREIGN },
+	{ "guard-steal", required_argument, NULL, OPT_STEAL },
+	{ "stretch-us", required_argument, NULL, OPT_STRETCH },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
 
 int main(int argc, char **argv)
 {
 	static struct bench_config cfg = {
-		.readers = 2, .keys = 4096, .repeats = 3, .seconds = 0.25,
-		.sample_shift = 6, .pairs = 2000000, .outdir = ".",
+		.readers = 2, .keys = 4096, .repeats = 10, .seconds = 0.25,
+		.sample_shift = 6, .outdir = ".", .reruns = 1,
+		.guard_foreign_cpus = 0.25, .guard_steal_pct = 2,
+		.stretch_us = 50,
 	};
+	struct bench_runner runner = { .cfg = &cfg };
+	struct bench_meta_tally tally;
 	const char *mode, *locks = NULL;
 	int opt, rc = 0, i;
 
-	parse_list("1000,10000", &cfg.periods, 1, 100000000);
-	parse_list("1,8,32,64", &cfg.duties, 0, 100);
-	parse_list("1,2,4,8,16,32", &cfg.threads, 1, BENCH_MAX_THREADS);
-	parse_list("1,2,4,8", &cfg.writers, 1, BENCH_MAX_THREADS);
+	bench_child_set_argv(argv);
 	cfg.cmdline = join_args(argc, argv);
 	if (argc < 2 || argv[1][0] == '-') {
 		usage(argc < 2 ? stderr : stdout);
@@ -185,7 +182,8 @@ int main(int argc, char **argv)
 	}
 	mode = argv[1];
 	optind = 2;
-	while ((opt = getopt(argc, argv, "l:p:d:t:w:R:k:r:s:S:n:o:h")) != -1) {
+	while ((opt = getopt_long(argc, argv, "l:p:d:t:w:R:k:r:s:S:n:o:qQXh",
+				  long_opts, NULL)) != -1) {
 		int bad = 0;
 
 		switch (opt) {
@@ -195,18 +193,33 @@ int main(int argc, char **argv)
 		case 't': bad = parse_list(optarg, &cfg.threads, 1, BENCH_MAX_THREADS); break;
 		case 'w': bad = parse_list(optarg, &cfg.writers, 1, BENCH_MAX_THREADS); break;
 		case 'R': cfg.readers = atoi(optarg); bad = cfg.readers < 0 || cfg.readers > 64; break;
-		case 'k': cfg.keys = atol(optarg); bad = cfg.keys < KV_MIN_KEYS; break;
-		case 'r': cfg.repeats = atoi(optarg); bad = cfg.repeats < 1 || cfg.repeats > 64; break;
-		case 's': cfg.seconds = atof(optarg); bad = !(cfg.seconds > 0); break;
+		case 'k': cfg.keys = atol(optarg); bad = cfg.keys < 64; break;
+		case 'r': cfg.repeats = atoi(optarg); bad = cfg.repeats < 1 || cfg.repeats > BENCH_MAX_REPEATS; break;
+		case 's': bad = parse_double(optarg, &cfg.seconds, 0.001, 3600); break;
 		case 'S': cfg.sample_shift = atoi(optarg); bad = cfg.sample_shift < 0 || cfg.sample_shift > 20; break;
 		case 'n': cfg.pairs = atol(optarg); bad = cfg.pairs < 1; break;
 		case 'o': cfg.outdir = optarg; break;
+		case 'q': cfg.quiet = 1; break;
+		case 'Q': cfg.quick = 1; break;
+		case 'X': cfg.isolate = 1; break;
+		case OPT_RERUNS: cfg.reruns = atoi(optarg); bad = cfg.reruns < 0 || cfg.reruns > 10; break;
+		case OPT_FOREIGN: bad = parse_double(optarg, &cfg.guard_foreign_cpus, 0, 4096); break;
+		case OPT_STEAL: bad = parse_double(optarg, &cfg.guard_steal_pct, 0, 100); break;
+		case OPT_STRETCH: bad = parse_double(optarg, &cfg.stretch_us, 0.1, 1e7); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 		if (bad) {
-			fprintf(stderr, "uspin-bench: bad value for -%c: %s\n",
-				opt, optarg);
+			const struct option *o = long_opts;
+
+			while (o->name && o->val != opt)
+				o++;
+			if (opt < 256)
+				fprintf(stderr, "uspin-bench: bad value for -%c: %s\n",
+					opt, optarg);
+			else
+				fprintf(stderr, "uspin-bench: bad value for --%s: %s\n",
+					o->name, optarg);
 			return 2;
 		}
 	}
@@ -214,51 +227,62 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	cfg.ncpus = bench_cpus_allowed();
+
+	/* A repetition the parent asked this process to run? */
+	rc = bench_child_main(&cfg);
+	if (rc >= 0)
+		return rc;
+	rc = 0;
+
 	if (strcmp(mode, "work") == 0) {
-		volatile unsigned long sink = bench_work(cfg.pairs, 1);
+		volatile unsigned long sink =
+			bench_work(cfg.pairs ? cfg.pairs : 2000000, 1);
 
 		(void)sink;
 		return 0;
 	}
-	if (select_locks(&cfg, locks))
+	cfg.nr_locks = bench_lock_select(locks, cfg.locks, 0, BENCH_MAX_LOCKS);
+	if (cfg.nr_locks < 0)
 		return 2;
+	for (i = 0; i < bench_nr_skipped; i++)
+		fprintf(stderr, "skipped: %s: %s\n", bench_skipped[i].lock->name,
+			bench_skipped[i].why);
 	if (strcmp(mode, "list") == 0) {
-		for (i = 0; i < cfg.nr_locks; i++)
-			printf("%-24s runs   %s\n", bench_lock_label(cfg.locks[i]),
-			       cfg.locks[i]->describe ?
-			       cfg.locks[i]->describe() : "");
-		for (i = 0; i < bench_nr_skipped; i++)
-			printf("%-24s skips  %s\n", bench_skipped[i]->name,
-			       bench_skipped_why[i]);
+		list(&cfg);
 		return 0;
+	}
+	if (strcmp(mode, "calibrate") && select_workloads(&cfg, mode))
+		return 2;
+	if (cfg.nr_locks == 0) {
+		fprintf(stderr, "uspin-bench: no lock can run\n");
+		return 2;
 	}
 	/* 0.2 s: a 4 ms jiffies clocksource is then 2 % off at worst. */
 	bench_clock_init(0.2);
 	/* After the clock: its timing must not depend on a coarse clocksource. */
 	bench_calibrate(&cfg.cal);
 	print_calibration(&cfg);
-	fprintf(stderr, "timestamps: %s; kernel clocksource %s\n",
-		bench_clock_name(), bench_clocksource());
 	if (strcmp(mode, "calibrate") == 0)
 		return 0;
-	if (mkdir(cfg.outdir, 0755) && errno != EEXIST) {
-		fprintf(stderr, "uspin-bench: %s: %s\n", cfg.outdir,
-			strerror(errno));
+	if (bench_output_dir(cfg.outdir))
 		return 1;
-	}
-	if (strcmp(mode, "sweep") && strcmp(mode, "kv") &&
-	    strcmp(mode, "micro") && strcmp(mode, "all")) {
-		usage(stderr);
-		return 2;
-	}
-	bench_write_meta(&cfg, mode);
-	if (!strcmp(mode, "micro") || !strcmp(mode, "all"))
-		rc |= bench_micro(&cfg);
-	if (!strcmp(mode, "sweep") || !strcmp(mode, "all"))
-		rc |= bench_sweep(&cfg);
-	if (!strcmp(mode, "kv") || !strcmp(mode, "all"))
-		rc |= bench_kv(&cfg);
-	fprintf(stderr, "uspin-bench: %s done, results in %s%s\n", mode,
-		cfg.outdir, rc ? " (A LOCK BROKE MUTUAL EXCLUSION)" : "");
+	bench_write_meta(&cfg, mode, NULL);
+	runner.repeats = bench_open_out(cfg.outdir, "repeats.csv");
+	bench_repeats_header(runner.repeats);
+	runner.limits = (struct bench_guard_limits){
+		.cpus_expected = cfg.ncpus,
+		.foreign_cpus = cfg.guard_foreign_cpus,
+		.steal_pct = cfg.guard_steal_pct,
+	};
+	for (i = 0; i < cfg.nr_workloads; i++)
+		rc |= bench_runner_workload(&runner, cfg.workloads[i]);
+	fclose(runner.repeats);
+	tally = (struct bench_meta_tally){ runner.rows, runner.disturbed,
+					   runner.reruns, rc };
+	bench_write_meta(&cfg, mode, &tally);
+	fprintf(stderr, "uspin-bench: %s done: %d repetitions (%d disturbed, %d rounds rerun), results in %s%s\n",
+		mode, runner.rows, runner.disturbed, runner.reruns, cfg.outdir,
+		rc ? " (A LOCK BROKE MUTUAL EXCLUSION)" : "");
 	return rc;
 }

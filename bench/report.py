@@ -1,276 +1,367 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""bench/report.py - plots and summary.md from a uspin-bench results folder.
+"""bench/report.py - plots, points.csv and summary.md for a results folder.
 
-usage: bench/report.py RESULTS_DIR
+usage: bench/report.py RESULTS_DIR [--baseline SIDE=LOCK ...]
 
-RESULTS_DIR holds host/ and/or guest/, each written by `uspin-bench all`
-(meta.json, repeats.csv, points.csv, kv.csv, micro.csv).  For each and for
-each (period, duty): throughput and CPU time per iteration against threads,
-one line per lock, error bars min..max over the repeats, in PNG and SVG.
-summary.md: the metadata, the headline tables, the kv store, the micro
-benchmarks and the skipped locks.  Standard library and gnuplot only.
+RESULTS_DIR holds one folder per side (host/, guest/, or any other with a
+meta.json and a repeats.csv in the uspin-bench format).  For each side:
+- the baseline: futex_lock_adaptive in the guest (the in-kernel spinner),
+  glibc's adaptive mutex elsewhere (override with --baseline guest=LOCK);
+- points.csv: per workload, point, lock and metric, the median and its
+  95 % bootstrap interval, the per-round ratio to the baseline with its
+  interval, and the verdict (win / tie / loss, intervals only);
+- plots/: per workload and facet, the ratio to the baseline against the
+  workload's axis, PNG + SVG (bench/benchlib/gnuplot.py);
+and summary.md at the top: what was run, the guard's findings, win/tie/
+loss counts per contender, tables per workload.  See docs/benchmarks.md.
 """
+import argparse
 import csv
-import json
 import os
-import statistics
-import subprocess
+import shutil
 import sys
 
-ENVS = (("host", "host (stock kernel)"), ("guest", "guest (patched kernel, QEMU/TCG)"))
-# The baseline every ratio is against: the mutex to beat (design.md §6).
-BASELINE = "pthread_mutex_adaptive"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from benchlib import colours, gnuplot, stats, summary  # noqa: E402
+from benchlib.data import Side  # noqa: E402
+from benchlib.stats import fmt_num  # noqa: E402
+from benchlib.summary import METRICS, md_table  # noqa: E402
+
+SIDES = (("host", "host (running kernel)"), ("guest", "guest (patched kernel, QEMU)"))
+# ("glibc": what the applications harness calls glibc as it is.)
+BASELINES = {"guest": ["futex_lock_adaptive", "pthread_mutex_adaptive", "glibc"],
+             None: ["pthread_mutex_adaptive", "pthread_mutex", "glibc"]}
+# What each workload's tables and plots compare, first one headlines.
+WORKLOAD_METRICS = {
+    "micro": ["ns_per_op"],
+    "sweep": ["ops_per_s", "cpu_us_per_op"],
+    "open_loop": ["lat_p99_ns", "lat_p50_ns", "cpu_us_per_op"],
+    "kv": ["ops_per_s", "lat_p99_ns", "cpu_us_per_op"],
+}
+DEFAULT_METRICS = ["ops_per_s", "cpu_us_per_op", "lat_p99_ns"]
+VERDICT_METRICS = ["ops_per_s", "cpu_us_per_op", "lat_p99_ns"]
+# Per-lock costs shown next to the verdicts for the workloads built for them.
+COST_COLUMNS = (("spin_wasted_us_per_op", "wasted spin us/op"),
+                ("spin_acquired_us_per_op", "useful spin us/op"),
+                ("spin_owner_off_per_kop", "owner-off stops /kop"),
+                ("blocks_per_kop", "blocks /kop"),
+                ("holder_preempted_per_kop", "holders preempted /kop"),
+                ("cpus_busy", "CPUs busy"))
+# Axes that are functions of others (not facets).
+DERIVED = {"cs_insn", "out_insn", "readers"}
 
 
-def read_csv(path):
-    """Rows as dicts; lines a guest console mangled are dropped."""
-    if not os.path.exists(path):
-        return []
-    with open(path, newline="") as f:
-        rows = list(csv.reader(f))
-    if not rows:
-        return []
-    head = rows[0]
-    return [dict(zip(head, r)) for r in rows[1:] if len(r) == len(head)]
+def metrics_of(wl):
+    return WORKLOAD_METRICS.get(wl, DEFAULT_METRICS)
 
 
-def spread(values):
-    return statistics.median(values), min(values), max(values)
+def facets(side, wl):
+    """{facet key: [point ids]}, the facet being every varying axis but x."""
+    x = side.workload_meta(wl).get("x_axis", "threads")
+    ids = side.point_ids(wl)
+    axes = {p: side.axes(wl, p) for p in ids}
+
+    def splits(k):
+        """k takes two values at one x: a facet (else it follows x)."""
+        seen = {}
+        for a in axes.values():
+            if seen.setdefault(a.get(x), a.get(k)) != a.get(k):
+                return True
+        return False
+
+    varying = sorted({k for a in axes.values() for k in a
+                      if k != x and k not in DERIVED and splits(k)})
+    fixed = sorted({k for a in axes.values() for k in a
+                    if k != x and k not in DERIVED and k not in varying})
+    out = {}
+    for p in ids:
+        key = tuple((k, axes[p].get(k)) for k in varying)
+        out.setdefault(key, []).append(p)
+    const = tuple((k, axes[ids[0]].get(k)) for k in fixed) if ids else ()
+    return x, out, const
 
 
-def load_env(path):
-    meta_path = os.path.join(path, "meta.json")
-    if not os.path.exists(meta_path):
-        return None
-    with open(meta_path) as f:
-        meta = json.load(f)
-    pts = {}
-    for r in read_csv(os.path.join(path, "repeats.csv")):
-        try:
-            key = (r["lock"], int(r["period"]), int(r["duty"]), int(r["threads"]))
-            cpu = float(r["user_us_per_iter"]) + float(r["sys_us_per_iter"])
-            vals = {k: float(r[k]) for k in r if k not in ("lock",)}
-        except (KeyError, ValueError):
-            continue
-        vals["cpu_us_per_iter"] = cpu
-        pts.setdefault(key, []).append(vals)
-    return {
-        "meta": meta,
-        "points": pts,
-        "kv": read_csv(os.path.join(path, "kv.csv")),
-        "micro": read_csv(os.path.join(path, "micro.csv")),
-    }
+def facet_name(key):
+    return ", ".join("%s %s" % (k, fmt_num(v)) for k, v in key if v) or "all points"
 
 
-def metric(env, key, name):
-    return spread([v[name] for v in env["points"][key]])
+def facet_slug(key):
+    return "-".join("%s%s" % (k, fmt_num(v)) for k, v in key if v) or "all"
 
 
-def lock_order(env):
-    seen = [l["label"] for l in env["meta"].get("locks", [])]
-    for k in env["points"]:
-        if k[0] not in seen:
-            seen.append(k[0])
-    return [l for l in seen if any(k[0] == l for k in env["points"])]
+def write_points_csv(side, base, comps_by_metric):
+    path = os.path.join(side.path, "points.csv")
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["workload", "point", "lock", "metric", "n", "median", "lo", "hi", "baseline",
+                    "base_median", "base_lo", "base_hi", "ratio", "ratio_lo", "ratio_hi", "verdict"])
+        for metric, comps in comps_by_metric.items():
+            for c in comps:
+                w.writerow([c.workload, c.point, c.lock, metric, c.value.n, "%.6g" % c.value.median,
+                            "%.6g" % c.value.lo, "%.6g" % c.value.hi, base, "%.6g" % c.base.median,
+                            "%.6g" % c.base.lo, "%.6g" % c.base.hi, "%.6g" % c.ratio.median,
+                            "%.6g" % c.ratio.lo, "%.6g" % c.ratio.hi, c.verdict])
+    return path
 
 
-def plot(env, envname, outdir, period, duty):
-    """Two plots for one (period, duty): throughput and CPU per iteration."""
-    meta = env["meta"]
-    locks = lock_order(env)
-    datdir = os.path.join(outdir, "plotdata")
-    os.makedirs(datdir, exist_ok=True)
-    files = []
-    for lock in locks:
-        fn = os.path.join(datdir, "p%d-d%d-%s.dat" % (period, duty, lock.replace("(", "_").replace(")", "")))
-        rows = sorted(k[3] for k in env["points"] if k[:3] == (lock, period, duty))
-        with open(fn, "w") as f:
-            f.write("# threads tput_med tput_min tput_max cpu_med cpu_min cpu_max (kit/s, us/iter)\n")
-            for t in rows:
-                k = (lock, period, duty, t)
-                tp = [x / 1e3 for x in metric(env, k, "iters_per_s")]
-                cp = metric(env, k, "cpu_us_per_iter")
-                f.write("%d %g %g %g %g %g %g\n" % ((t,) + tuple(tp) + tuple(cp)))
-        files.append((lock, os.path.relpath(fn, outdir)))
-    title = "period %d instructions, duty %d%% - %s, kernel %s, %s CPUs" % (
-        period, duty, envname, meta.get("kernel", "?"), meta.get("cpus_online", "?"))
+def disturbed_cell(side, wl, point, lock):
+    reps = side.points.get((wl, point), {}).get(lock, {})
+    return any(r.get("disturbed") == "1" for r in reps.values())
+
+
+def plots_for(side, base, wl, caption):
+    """Ratio plots of one workload; returns [(title, relative path base)]."""
     made = []
-    for kind, col, ylabel, logy in (
-            ("throughput", 2, "throughput (thousand iterations / s)", True),
-            ("cpu", 5, "CPU time per iteration (us, user + system)", True)):
-        base = "%s-p%d-d%d" % (kind, period, duty)
-        for term, ext in (("pngcairo size 1000,620 font ',10'", "png"), ("svg size 1000,620 dynamic", "svg")):
-            gp = [
-                "set terminal %s" % term,
-                "set output '%s.%s'" % (base, ext),
-                "set title \"%s\" noenhanced" % title,
-                "set xlabel 'threads'",
-                "set ylabel '%s'" % ylabel,
-                "set logscale x 2",
-                "set xtics (1,2,4,8,16,32,64,128,256)",
-                "set grid",
-                "set key outside right top noenhanced",
-            ]
-            if logy:
-                gp.append("set logscale y 10")
-            tmax = max(k[3] for k in env["points"])
-            gp.append("set xrange [0.8:%g]" % (tmax * 1.25))
-            # gnuplot cycles 8 colours: the next 8 locks get dashes too.
-            plots = ["'%s' using 1:%d:%d:%d with yerrorlines lw 2 lt %d pt %d dt %d title '%s'" % (
-                fn, col, col + 1, col + 2, i % 8 + 1, i + 1, 1 + i // 8, lock)
-                for i, (lock, fn) in enumerate(files)]
-            gp.append("plot " + ", \\\n  ".join(plots))
-            script = os.path.join(datdir, "%s.%s.gp" % (base, ext))
-            with open(script, "w") as f:
-                f.write("\n".join(gp) + "\n")
-            subprocess.run(["gnuplot", os.path.relpath(script, outdir)], cwd=outdir, check=True)
-        made.append(base)
+    x, fs, const = facets(side, wl)
+    plotdir = os.path.join(side.path, "plots")
+    for metric in metrics_of(wl):
+        m = METRICS[metric]
+        for key, ids in fs.items():
+            series, foot = {}, {}
+            for p in ids:
+                xv = side.axes(wl, p).get(x)
+                if xv is None:
+                    continue
+                for lock in side.locks():
+                    if lock == base:
+                        continue
+                    c = summary.compare_pair(side, wl, p, lock, base, metric)
+                    if not c:
+                        continue
+                    pt = (xv, c.ratio.median, c.ratio.lo, c.ratio.hi)
+                    (foot if colours.is_footnote(lock) else series).setdefault(lock, []).append(pt)
+            if not series:
+                continue
+            footnote = ["off scale, ratio to %s: %s: %s" % (
+                base, lock, ", ".join("%s %s: %s" % (x, fmt_num(px), fmt_num(pm)) for px, pm, _, _ in sorted(pts)))
+                for lock, pts in foot.items()]
+            name = "%s-%s-%s" % (wl, metric, facet_slug(key))
+            title = "%s (%s): %s relative to %s (%s is better)" % (
+                wl, facet_name(key + const), m.label, base, "higher" if m.higher_is_better else "lower")
+            ylabel = "%s / %s's (median of per-round ratios, 95%% band)" % (m.label, base)
+            gnuplot.ratio_plot(os.path.join(plotdir, name), title, caption, x, ylabel, base,
+                               [(l, series[l]) for l in colours.order(series)], footnote)
+            made.append((name, "%s/plots/%s" % (side.name, name)))
     return made
 
 
-def fmt(x, digits=3):
-    if x >= 100:
-        return "%.0f" % x
-    return "%.*g" % (digits, x)
-
-
-def headline(env, out):
-    """Throughput per lock at each (period, duty, threads), best in bold."""
-    locks = lock_order(env)
-    keys = sorted({k[1:] for k in env["points"]})
-    threads = sorted({k[2] for k in keys})
-    show = [t for t in threads if t >= 2] or threads
-    if len(show) > 3:
-        show = [show[0], show[len(show) // 2], show[-1]]
-    out.append("Throughput, thousand iterations/s (median of %d repeats; **best**; "
-               "last column: best uspin policy vs %s):\n" % (env["meta"].get("repeats", 0), BASELINE))
-    out.append("| period | duty | threads | " + " | ".join(locks) + " | uspin best / %s |" % BASELINE)
-    out.append("|---|---|---|" + "---|" * len(locks) + "---|")
-    for (p, d, t) in keys:
-        if t not in show:
+def micro_section(side, base, out):
+    rows = []
+    for lock in colours.order(side.locks()):
+        vals = side.values("micro", "uncontended", lock, "ns_per_op")
+        if not vals:
             continue
-        vals = {}
-        for l in locks:
-            k = (l, p, d, t)
-            if k in env["points"]:
-                vals[l] = metric(env, k, "iters_per_s")[0] / 1e3
-        best = max(vals.values()) if vals else 0
-        cells = []
-        for l in locks:
-            if l not in vals:
-                cells.append("-")
-            else:
-                s = fmt(vals[l])
-                cells.append("**%s**" % s if vals[l] == best else s)
-        us = [v for l, v in vals.items() if l.startswith("uspin")]
-        ratio = "%.2f" % (max(us) / vals[BASELINE]) if us and vals.get(BASELINE) else "-"
-        out.append("| %d | %d %% | %d | %s | %s |" % (p, d, t, " | ".join(cells), ratio))
+        v = stats.bootstrap_median(list(vals.values()))
+        c = summary.compare_pair(side, "micro", "uncontended", lock, base, "ns_per_op") if lock != base else None
+        rows.append([lock, v.fmt(), summary.cell(c) if c else "(baseline)", c.verdict if c else ""])
+    if rows:
+        out.append("Uncontended lock+unlock through the harness's indirect call, one idle thread alive "
+                   "(ns; lower is better; ratio per round to %s):\n" % base)
+        out.append(md_table(["lock", "ns [95 % interval]", "ratio [interval]", "verdict"], rows))
+
+
+def workload_section(side, base, wl, caption, out, top):
+    meta = side.workload_meta(wl)
+    out.append("### %s\n" % wl)
+    out.append("%s. Latency: %s.\n" % (meta.get("summary", ""), meta.get("latency", "")))
+    if wl == "micro":
+        micro_section(side, base, out)
+        series = []
+        for lock in colours.order(side.locks()):
+            c = summary.compare_pair(side, wl, "uncontended", lock, base, "ns_per_op") if lock != base else None
+            if c:
+                series.append((lock, {"uncontended": (c.ratio.median, c.ratio.lo, c.ratio.hi)}))
+        name = "micro-ns_per_op"
+        if gnuplot.ratio_bars(os.path.join(side.path, "plots", name),
+                              "micro: uncontended lock+unlock relative to %s (lower is better)" % base,
+                              caption, "ns per pair / %s's (median of per-round ratios, 95%% interval)" % base,
+                              base, ["uncontended"], series):
+            p = "%s/plots/%s" % (side.name, name)
+            out.append("Plot: [%s](%s.png) ([svg](%s.svg))\n" % (name, p, p))
+        return
+    ids = side.point_ids(wl)
+    locks = [l for l in colours.order(side.locks()) if l != base]
+    main = [l for l in locks if not colours.is_footnote(l)]
+    for metric in metrics_of(wl)[:2]:
+        m = METRICS[metric]
+        rows = []
+        for p in ids:
+            cells = []
+            for lock in main:
+                c = summary.compare_pair(side, wl, p, lock, base, metric)
+                cells.append((summary.cell(c) + ("†" if disturbed_cell(side, wl, p, lock) else "")) if c else "-")
+            bv = side.values(wl, p, base, metric)
+            b = stats.bootstrap_median([v * m.scale for v in bv.values()]) if bv else None
+            rows.append([p, b.fmt() if b else "-"] + cells)
+        out.append("%s relative to %s (%s is better; per-round ratio, median [95 %% interval]; "
+                   "▲ win ▼ loss · tie; † a repetition was disturbed). Baseline column: %s%s.\n" % (
+                       m.label, base, "higher" if m.higher_is_better else "lower", m.label,
+                       " (%s)" % m.unit if m.unit else ""))
+        out.append(md_table(["point", base] + main, rows))
+    # The workloads built to show the array: what spinning cost, per lock.
+    if wl not in ("sweep", "micro"):
+        rows = []
+        for p in ids:
+            for lock in colours.order(side.locks()):
+                if not side.values(wl, p, lock, "ops_per_s"):
+                    continue
+                cells = []
+                for col, _ in COST_COLUMNS:
+                    v = side.values(wl, p, lock, col)
+                    cells.append(fmt_num(stats.median(list(v.values()))) if v else "-")
+                rows.append([p, lock] + cells)
+        out.append("Costs (medians over rounds; libuspin's counters are blank for the other locks, "
+                   "and for all where meta.json says uspin_thread_stats is absent):\n")
+        out.append(md_table(["point", "lock"] + [c for _, c in COST_COLUMNS], rows))
+    foot = [l for l in locks if colours.is_footnote(l)]
+    for lock in foot:
+        rows = []
+        for p in ids:
+            c = summary.compare_pair(side, wl, p, lock, base, metrics_of(wl)[0])
+            if c:
+                rows.append([p, summary.cell(c)])
+        if rows:
+            out.append("Footnote: %s (off the plots' scale), %s relative to %s:\n" % (
+                lock, METRICS[metrics_of(wl)[0]].label, base))
+            out.append(md_table(["point", "ratio [interval]"], rows))
+    made = plots_for(side, base, wl, caption)
+    if made:
+        out.append("Plots: " + ", ".join("[%s](%s.png) ([svg](%s.svg))" % (n, p, p) for n, p in made) + "\n")
+
+
+def side_section(side, base, out, top):
+    m = side.meta
+    caption = summary.caption(side)
+    meth = m.get("method", {})
+    out.append("## %s\n" % dict(SIDES).get(side.name, side.name))
+    out.append("_%s_\n" % caption)
+    out.append("- baseline: **%s**; proposal: **%s** (provider %s)" % (base, colours.PROPOSAL,
+                                                                   m.get("running_state_provider")))
+    out.append("- kernel ops: FUTEX_LOCK %s, FUTEX_LOCK_ADAPTIVE %s, FUTEX_UNLOCK %s; libuspin thread "
+               "counters: %s; one running-state query %.2f ns (self read on-CPU %.0f %%)" % (
+                   "yes" if m.get("futex_lock") else "no", "yes" if m.get("futex_lock_adaptive") else "no",
+                   "yes" if m.get("futex_unlock") else "no", m.get("uspin_thread_stats", "?"),
+                   m.get("rs_query_ns", 0), m.get("rs_query_self_on_cpu_pct", 0)))
+    if m.get("running_state_provider", "none") != "none" and m.get("rs_query_self_on_cpu_pct", 100) < 99:
+        out.append("- **WARNING: the %s provider did not see the harness's own running thread on a CPU "
+                   "(%.0f %% of queries): the proposal was not told when owners run; its numbers are a "
+                   "bounded spin's, not the running-state array's.**" % (
+                       m.get("running_state_provider"), m.get("rs_query_self_on_cpu_pct", 0)))
+    cal = m.get("calibration", {})
+    out.append("- work unit: %s instructions per round (%s), %.3f ns per round here; timestamps %s" % (
+        cal.get("insn_per_round"), cal.get("source"), cal.get("ns_per_round", 0), m.get("timestamps")))
+    out.append("- method: %s rounds x %s s per point, locks interleaved and rotated per round; "
+               "latency sampled 1 in %s (closed loop); bootstrap %s resamples, seed %s (report: %d, %d)" % (
+                   meth.get("repeats"), meth.get("seconds"), meth.get("latency_sample_one_in"),
+                   meth.get("bootstrap_resamples"), meth.get("bootstrap_seed"), stats.RESAMPLES, stats.SEED))
+    env = m.get("environment", {})
+    if env:
+        out.append("- environment: " + ", ".join("`%s=%s`" % kv for kv in env.items()))
+    for l in m.get("locks", []):
+        extra = []
+        if l.get("process") == "own":
+            extra.append("own process per repetition" + (" with " + " ".join("`%s`" % e for e in l.get("env", []))
+                                                         if l.get("env") else ""))
+        if l.get("note"):
+            extra.append(l["note"])
+        if extra:
+            out.append("- %s: %s" % (l["name"], "; ".join(extra)))
+    for s in m.get("skipped", []):
+        out.append("- **skipped** %s: %s" % (s["name"], s["reason"]))
+    dist = side.disturbed()
+    reasons = {}
+    for r in dist:
+        for w in (r.get("disturbed_why") or "?").split("+"):
+            reasons[w] = reasons.get(w, 0) + 1
+    superseded = len(side.all_rows) - len(side.rows)
+    out.append("- interference guard (foreign load > %s CPUs, steal > %s %%, fewer CPUs): %d of %d kept "
+               "repetitions disturbed%s; %d repetitions superseded by reruns%s" % (
+                   meth.get("guard_foreign_cpus"), meth.get("guard_steal_pct"), len(dist), len(side.rows),
+                   " (" + ", ".join("%s %d" % kv for kv in sorted(reasons.items())) + ")" if reasons else "",
+                   superseded, "" if m.get("finished") else "; **the run did not finish**"))
     out.append("")
-    # Oversubscribed: where spinning on a descheduled owner would show.
-    tmax = threads[-1]
-    out.append("At %d threads (the most oversubscribed point): CPU us per iteration, "
-               "voluntary / involuntary context switches per 1,000 iterations, "
-               "acquisition latency p99 (us), fairness (Jain):\n" % tmax)
-    out.append("| period | duty | lock | CPU us/it | vcsw/k | ivcsw/k | p50 us | p99 us | p99.9 us | Jain |")
-    out.append("|---|---|---|---|---|---|---|---|---|---|")
-    for (p, d, t) in keys:
-        if t != tmax:
-            continue
-        for l in locks:
-            k = (l, p, d, t)
-            if k not in env["points"]:
+
+    # Plots are regenerated from scratch: nothing stale survives.
+    plotdir = os.path.join(side.path, "plots")
+    shutil.rmtree(plotdir, ignore_errors=True)
+    os.makedirs(plotdir)
+    comps = {metric: summary.compare(side, base, metric) for metric in set(VERDICT_METRICS + ["ns_per_op"])}
+    write_points_csv(side, base, comps)
+    # Verdict counts: contended workloads only (micro has its own table).
+    tallies = {metric: summary.tally([c for c in comps[metric] if c.workload != "micro"])
+               for metric in VERDICT_METRICS}
+    contenders = summary.contenders(side, base)
+    rows = [[l + (" **(proposal)**" if colours.is_proposal(l) else "")] +
+            [summary.wtl(tallies[mt].get(l, {})) for mt in VERDICT_METRICS] for l in contenders
+            if any(l in tallies[mt] for mt in VERDICT_METRICS)]
+    if rows:
+        out.append("### Every contender against %s\n" % base)
+        out.append("Win / tie / loss over all contended points of all workloads (a win or loss only where "
+                   "the two 95 % intervals do not overlap):\n")
+        out.append(md_table(["contender"] + ["%s W/T/L" % METRICS[mt].label for mt in VERDICT_METRICS], rows))
+    prop = colours.PROPOSAL
+    if prop in side.locks():
+        rows = []
+        for other in [l for l in contenders + [base] if l != prop]:
+            cells = []
+            for mt in VERDICT_METRICS:
+                cs = [summary.compare_pair(side, wl, p, prop, other, mt)
+                      for wl in side.workloads() if wl != "micro" for p in side.point_ids(wl)]
+                cells.append(summary.wtl(summary.tally([c for c in cs if c]).get(prop, {})))
+            rows.append([other] + cells)
+        out.append("### %s against each contender\n" % prop)
+        out.append("Where the proposal wins, ties and loses, point by point (all contended workloads):\n")
+        out.append(md_table(["against"] + ["%s W/T/L" % METRICS[mt].label for mt in VERDICT_METRICS], rows))
+        per_wl = []
+        for wl in side.workloads():
+            if wl == "micro":
                 continue
-            m = lambda n: metric(env, k, n)[0]
-            out.append("| %d | %d %% | %s | %s | %s | %s | %s | %s | %s | %.3f |" % (
-                p, d, l, fmt(m("cpu_us_per_iter")), fmt(m("vcsw_per_k")), fmt(m("ivcsw_per_k")),
-                fmt(m("lat_p50_ns") / 1e3), fmt(m("lat_p99_ns") / 1e3),
-                fmt(m("lat_p999_ns") / 1e3), m("jain")))
-    out.append("")
-
-
-def kv_table(env, out):
-    if not env["kv"]:
-        return
-    out.append("Key-value store (rculfhash, %s readers under RCU, writers serialised by the lock; "
-               "5 %% of writes hold it for a 32-key batch):\n" % env["kv"][0]["readers"])
-    out.append("| writers | lock | kreads/s | kwrites/s (min..max) | writer latency p50 us | p99 us | p99.9 us | CPUs busy |")
-    out.append("|---|---|---|---|---|---|---|---|")
-    for r in sorted(env["kv"], key=lambda r: int(r["writers"])):
-        f = lambda n: float(r[n])
-        out.append("| %s | %s | %s | %s (%s..%s) | %s | %s | %s | %s |" % (
-            r["writers"], r["lock"], fmt(f("reads_per_s_med") / 1e3), fmt(f("writes_per_s_med") / 1e3),
-            fmt(f("writes_per_s_min") / 1e3), fmt(f("writes_per_s_max") / 1e3), fmt(f("wlat_p50_us_med")),
-            fmt(f("wlat_p99_us_med")), fmt(f("wlat_p999_us_med")), fmt(f("cpus_busy_med"))))
-    out.append("")
-
-
-def micro_table(env, out):
-    if not env["micro"]:
-        return
-    out.append("Microbenchmarks (uncontended lock+unlock through the harness's indirect call; "
-               "running-state query):\n")
-    out.append("| subject | ns (median) | min..max | vs cmpxchg pair | note |")
-    out.append("|---|---|---|---|---|")
-    for r in env["micro"]:
-        out.append("| %s | %s | %s..%s | %s | %s |" % (r["subject"], r["ns_med"], r["ns_min"], r["ns_max"],
-                                                   r["vs_cmpxchg_pair"], r["note"]))
-    out.append("")
+            t = summary.tally([c for c in comps["ops_per_s"] if c.workload == wl and c.lock == prop])
+            t2 = summary.tally([c for c in comps["cpu_us_per_op"] if c.workload == wl and c.lock == prop])
+            t3 = summary.tally([c for c in comps["lat_p99_ns"] if c.workload == wl and c.lock == prop])
+            per_wl.append([wl, summary.wtl(t.get(prop, {})), summary.wtl(t2.get(prop, {})),
+                           summary.wtl(t3.get(prop, {}))])
+        out.append("By workload, against %s:\n" % base)
+        out.append(md_table(["workload", "throughput W/T/L", "CPU/op W/T/L", "p99 W/T/L"], per_wl))
+    for wl in side.workloads():
+        workload_section(side, base, wl, caption, out, top)
 
 
 def main():
-    if len(sys.argv) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    top = sys.argv[1]
-    out = ["# uspin benchmarks: %s" % os.path.basename(os.path.abspath(top)), ""]
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("results")
+    ap.add_argument("--baseline", action="append", default=[], metavar="SIDE=LOCK")
+    args = ap.parse_args()
+    top = args.results
+    forced = dict(b.split("=", 1) for b in args.baseline)
+    out = ["# uspin benchmarks: %s\n" % os.path.basename(os.path.abspath(top))]
     cmd = os.path.join(top, "command.txt")
     if os.path.exists(cmd):
         out.append("Command: `%s`\n" % open(cmd).read().strip())
     if os.path.exists(os.path.join(top, "WARNING-busy.txt")):
         out.append("**Warning: other heavy work ran during this run; see WARNING-busy.txt.**\n")
-    found = 0
-    for sub, envname in ENVS:
-        env = load_env(os.path.join(top, sub))
-        if env is None:
-            out.append("## %s\n\nno results (run failed or not requested).\n" % envname)
+    out.append("How to read: every number for a lock is the median over rounds (each round runs every lock "
+               "once, interleaved); ratios are taken per round against the side's baseline and bootstrapped "
+               "(95 %% percentile intervals, %d resamples, seed %d); a contender **wins** or **loses** a point "
+               "only when its interval and the baseline's do not overlap, otherwise it is a **tie**. Method "
+               "and columns: docs/benchmarks.md.\n" % (stats.RESAMPLES, stats.SEED))
+    sides = [d for d in sorted(os.listdir(top)) if os.path.exists(os.path.join(top, d, "meta.json"))]
+    order = [s for s, _ in SIDES if s in sides] + [s for s in sides if s not in dict(SIDES)]
+    for name, label in SIDES:
+        if name not in sides:
+            out.append("## %s\n\nno results (run failed or not requested).\n" % label)
+    for name in order:
+        side = Side(os.path.join(top, name), name)
+        base = forced.get(name) or summary.pick_baseline(side, BASELINES.get(name, BASELINES[None]))
+        if base is None:
+            out.append("## %s\n\nno rows.\n" % name)
             continue
-        found += 1
-        meta = env["meta"]
-        cal = meta.get("calibration", {})
-        out.append("## %s\n" % envname)
-        out.append("- kernel: `%s` (%s), %s CPUs online" % (meta.get("kernel"), meta.get("kernel_version"),
-                                                         meta.get("cpus_online")))
-        out.append("- FUTEX_LOCK: %s, FUTEX_LOCK_ADAPTIVE: %s; running-state provider: **%s**; AUTO = %s" % (
-            "yes" if meta.get("futex_lock") else "no", "yes" if meta.get("futex_lock_adaptive") else "no",
-            meta.get("running_state_provider"), meta.get("auto_policy")))
-        out.append("- calibration: 1 work round = %s instructions (%s), %.3f ns here; a period of 1,000 "
-                   "is 1,000 instructions of work" % (cal.get("insn_per_round"), cal.get("source"),
-                                                      cal.get("ns_per_round", 0)))
-        out.append("- harness command: `%s`; %s repeats of %s s per point, locks interleaved; latency sampled "
-                   "on 1 acquisition in %s" % (meta.get("command"), meta.get("repeats"), meta.get("seconds"),
-                                               meta.get("latency_sample_one_in")))
-        for l in meta.get("locks", []):
-            if l.get("note"):
-                out.append("- %s: %s" % (l["label"], l["note"]))
-        for s in meta.get("skipped", []):
-            out.append("- **skipped** %s: %s" % (s["name"], s["reason"]))
-        out.append("")
-        if env["points"]:
-            headline(env, out)
-            pds = sorted({k[1:3] for k in env["points"]})
-            out.append("Plots (throughput and CPU per iteration against threads, one line per lock, "
-                       "bars min..max):\n")
-            for p, d in pds:
-                made = plot(env, envname, os.path.join(top, sub), p, d)
-                out.append("- period %d, duty %d %%: " % (p, d) + ", ".join(
-                    "[%s](%s/%s.png) ([svg](%s/%s.svg))" % (m.split("-")[0], sub, m, sub, m) for m in made))
-            out.append("")
-        kv_table(env, out)
-        micro_table(env, out)
+        side_section(side, base, out, top)
     with open(os.path.join(top, "summary.md"), "w") as f:
         f.write("\n".join(out) + "\n")
-    return 0 if found else 1
+    return 0 if sides else 1
 
 
 if __name__ == "__main__":

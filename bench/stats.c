@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * stats.c - medians over repeats, percentiles over latency samples,
- * fairness over threads.  Nothing clever: the sets are small.
+ * fairness over threads, bootstrap intervals over repetitions.  Nothing
+ * clever: the sets are small.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "stats.h"
 
@@ -60,4 +62,106 @@ double bench_jain(const unsigned long *x, size_t n)
 		sq += (double)x[i] * x[i];
 	}
 	return sq > 0 ? sum * sum / (n * sq) : 1;
+}
+
+double bench_median(const double *v, size_t n)
+{
+	double tmp[64];
+
+	if (!n)
+		return 0;
+	if (n > 64)
+		n = 64;
+	memcpy(tmp, v, n * sizeof(*v));
+	return bench_spread_of(tmp, n).median;
+}
+
+/* xorshift64*: a fixed, portable stream for the resampling. */
+static uint64_t boot_next(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dULL;
+}
+
+/*
+ * The percentile bootstrap: the statistic over many resamples of the
+ * indices, then its 2.5 and 97.5 percentiles.  @stat gets the resampled
+ * indices.
+ */
+static struct bench_interval bootstrap(size_t n,
+				       double (*stat)(const size_t *idx,
+						      size_t n, const void *arg),
+				       const void *arg)
+{
+	static double boot[BENCH_BOOTSTRAP_RESAMPLES];
+	struct bench_interval ci;
+	uint64_t seed = BENCH_BOOTSTRAP_SEED;
+	size_t idx[64] = { 0 }, i, b;
+
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	ci.median = stat(idx, n, arg);
+	ci.lo = ci.hi = ci.median;
+	if (n < 2)
+		return ci;
+	for (b = 0; b < BENCH_BOOTSTRAP_RESAMPLES; b++) {
+		for (i = 0; i < n; i++)
+			idx[i] = boot_next(&seed) % n;
+		boot[b] = stat(idx, n, arg);
+	}
+	qsort(boot, BENCH_BOOTSTRAP_RESAMPLES, sizeof(double), cmp_double);
+	ci.lo = boot[(size_t)(0.025 * (BENCH_BOOTSTRAP_RESAMPLES - 1) + 0.5)];
+	ci.hi = boot[(size_t)(0.975 * (BENCH_BOOTSTRAP_RESAMPLES - 1) + 0.5)];
+	return ci;
+}
+
+static double median_of(const size_t *idx, size_t n, const void *arg)
+{
+	const double *v = arg;
+	double tmp[64];
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		tmp[i] = v[idx[i]];
+	return bench_spread_of(tmp, n).median;
+}
+
+struct pairs {
+	const double *a, *b;
+};
+
+static double ratio_of(const size_t *idx, size_t n, const void *arg)
+{
+	const struct pairs *p = arg;
+	double tmp[64];
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		tmp[i] = p->b[idx[i]] != 0 ? p->a[idx[i]] / p->b[idx[i]] : 0;
+	return bench_spread_of(tmp, n).median;
+}
+
+struct bench_interval bench_bootstrap_median(const double *v, size_t n)
+{
+	return bootstrap(n > 64 ? 64 : n, median_of, v);
+}
+
+struct bench_interval bench_bootstrap_ratio(const double *a, const double *b,
+					    size_t n)
+{
+	struct pairs p = { a, b };
+
+	return bootstrap(n > 64 ? 64 : n, ratio_of, &p);
+}
+
+const char *bench_verdict(struct bench_interval a, struct bench_interval b,
+			  int higher_is_better)
+{
+	if (a.lo > b.hi)
+		return higher_is_better ? "win" : "loss";
+	if (a.hi < b.lo)
+		return higher_is_better ? "loss" : "win";
+	return "tie";
 }

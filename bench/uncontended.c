@@ -1,19 +1,46 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * uncontended.c - cost of an uncontended lock+unlock pair: libuspin against
- * glibc's pthread mutexes and a bare cmpxchg pair (the floor), in one run,
- * interleaved, median of the repetitions.
+ * uncontended.c - `make bench-uncontended`: the cost of an uncontended
+ * lock+unlock pair, libuspin against glibc's normal and adaptive mutexes
+ * and a bare cmpxchg pair (the floor), called the way applications call
+ * them (through the PLT of libuspin.so and libc.so), in two states of the
+ * process:
+ *   single    no thread was ever created: glibc (>= 2.35) skips its
+ *             atomics while __libc_single_threaded is set;
+ *   threaded  one idle thread alive, as in every contended program.
+ * __libc_single_threaded never goes back to 1, so every round is a fresh
+ * process (this program re-executed with --round): it measures every
+ * subject single-threaded, starts the idle thread, measures them again,
+ * and prints its numbers; the parent interleaves the rounds, rotates the
+ * subjects' order, and prints medians with 95 % bootstrap intervals and
+ * per-round ratios to glibc's normal mutex (bench/stats.c).
  *
- * usage: uncontended [-n PAIRS] [-r REPEATS]
+ * The pthread drop-in slot: --preload NAME=LIB runs every round once more
+ * with LD_PRELOAD=LIB, where the pthread subjects become NAME's (the drop-in
+ * libuspin-pthread.so interposes pthread_mutex_*); the round fails if LIB
+ * did not interpose pthread_mutex_lock.
+ *
+ * usage: bench-uncontended [-n PAIRS] [-r ROUNDS] [-o CSV] [--preload NAME=LIB]...
  */
+#include <dlfcn.h>
+#include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/single_threaded.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 #include <urcu/uatomic.h>
 
+#include "stats.h"
 #include "uspin.h"
+
+#define MAX_ROUNDS	64
+#define MAX_PRELOADS	4
+#define NR_PHASES	2
 
 static uint32_t bare_word;
 static uspin_mutex_t uspin_lock = USPIN_MUTEX_INITIALIZER;
@@ -44,76 +71,278 @@ static void pair_pthread_adaptive(void)
 	pthread_mutex_unlock(&pthread_adaptive);
 }
 
-static const struct {
+/* The in-process subjects; `pthread` ones are the drop-in's when preloaded. */
+static const struct subject {
 	const char *name;
 	void (*pair)(void);
+	int pthread;
 } subjects[] = {
-	{ "cmpxchg-pair", pair_bare },
-	{ "uspin", pair_uspin },
-	{ "pthread", pair_pthread },
-	{ "pthread-adaptive", pair_pthread_adaptive },
+	{ "cmpxchg_pair", pair_bare, 0 },
+	{ "uspin", pair_uspin, 0 },
+	{ "pthread_mutex", pair_pthread, 1 },
+	{ "pthread_mutex_adaptive", pair_pthread_adaptive, 1 },
 };
-#define NR_SUBJECTS (sizeof(subjects) / sizeof(subjects[0]))
+#define NR_SUBJECTS	(sizeof(subjects) / sizeof(subjects[0]))
+#define BASELINE	2	/* glibc's normal mutex */
 
-static double now(void)
+static const char *const phases[NR_PHASES] = { "single", "threaded" };
+
+static double now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b)
+static double measure(const struct subject *s, long pairs)
 {
-	double x = *(const double *)a, y = *(const double *)b;
+	double t0;
+	long i;
 
-	return (x > y) - (x < y);
+	for (i = 0; i < 10000; i++)	/* warm: PLT, TID cache, page */
+		s->pair();
+	t0 = now_ns();
+	for (i = 0; i < pairs; i++)
+		s->pair();
+	return (now_ns() - t0) / pairs;
+}
+
+static int idle_pipe[2];
+
+static void *idle_main(void *arg)
+{
+	char c;
+
+	while (read(idle_pipe[0], &c, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+/* Did LD_PRELOAD put another pthread_mutex_lock in front of libc's? */
+static int interposed(void)
+{
+	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	void *ours = dlsym(RTLD_DEFAULT, "pthread_mutex_lock");
+
+	return libc && ours && ours != dlsym(libc, "pthread_mutex_lock");
+}
+
+/* One round, in a fresh process: "phase subject ns" lines on stdout. */
+static int round_main(int round, long pairs, int preloaded)
+{
+	pthread_t idle;
+	size_t k, s;
+	int ph;
+
+	if (preloaded && !interposed()) {
+		fprintf(stderr, "bench-uncontended: LD_PRELOAD=%s did not interpose pthread_mutex_lock\n",
+			getenv("LD_PRELOAD"));
+		return 1;
+	}
+	for (ph = 0; ph < NR_PHASES; ph++) {
+		if (ph == 1 && (pipe(idle_pipe) ||
+				pthread_create(&idle, NULL, idle_main, NULL))) {
+			perror("bench-uncontended: idle thread");
+			return 1;
+		}
+		/* What glibc believes; "single" is meaningless without it. */
+		printf("flag %s %d\n", phases[ph], (int)__libc_single_threaded);
+		for (k = 0; k < NR_SUBJECTS; k++) {
+			s = (k + round) % NR_SUBJECTS;
+			if (preloaded && !subjects[s].pthread)
+				continue;
+			printf("%s %zu %.4f\n", phases[ph], s,
+			       measure(&subjects[s], pairs));
+		}
+	}
+	close(idle_pipe[1]);
+	pthread_join(idle, NULL);
+	return 0;
+}
+
+/* Rounds where __libc_single_threaded was not what the phase says. */
+static int single_threaded_wrong[NR_PHASES];
+
+struct column {
+	char name[80];
+	double ns[NR_PHASES][MAX_ROUNDS];
+	int n[NR_PHASES];
+};
+
+/* Runs one round in a child; fills the columns it measured. */
+static int run_round(char *self, int round, long pairs, const char *preload,
+		     struct column *cols, int base_col)
+{
+	char rbuf[16], nbuf[32], line[256], phase[32];
+	int fds[2], status, ph;
+	size_t s;
+	double ns;
+	FILE *f;
+	pid_t pid;
+
+	snprintf(rbuf, sizeof(rbuf), "%d", round);
+	snprintf(nbuf, sizeof(nbuf), "%ld", pairs);
+	if (pipe(fds))
+		return -1;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		char *argv[] = { self, "--round", rbuf, "-n", nbuf,
+				 preload ? "--preloaded" : NULL, NULL };
+
+		dup2(fds[1], 1);
+		close(fds[0]);
+		close(fds[1]);
+		if (preload)
+			setenv("LD_PRELOAD", preload, 1);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		int flag;
+
+		if (sscanf(line, "flag %31s %d", phase, &flag) == 2) {
+			ph = strcmp(phase, phases[0]) == 0 ? 0 : 1;
+			if (flag != (ph == 0))
+				single_threaded_wrong[ph]++;
+			continue;
+		}
+		if (sscanf(line, "%31s %zu %lf", phase, &s, &ns) != 3 ||
+		    s >= NR_SUBJECTS)
+			continue;
+		ph = strcmp(phase, phases[0]) == 0 ? 0 : 1;
+		cols[base_col + s].ns[ph][cols[base_col + s].n[ph]++] = ns;
+	}
+	if (f)
+		fclose(f);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static void usage(FILE *f, const char *prog)
+{
+	fprintf(f, "usage: %s [-n PAIRS] [-r ROUNDS (2-%d)] [-o CSV] [--preload NAME=LIB]...\n",
+		prog, MAX_ROUNDS);
 }
 
 int main(int argc, char **argv)
 {
-	long pairs = 20000000, i;
-	int repeats = 7, r, opt;
-	size_t s;
-	double ns[NR_SUBJECTS][64];
+	static const struct option opts[] = {
+		{ "round", required_argument, NULL, 'R' },
+		{ "preloaded", no_argument, NULL, 'P' },
+		{ "preload", required_argument, NULL, 'L' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct column cols[NR_SUBJECTS * (1 + MAX_PRELOADS)];
+	const char *preload_lib[MAX_PRELOADS], *csv = NULL;
+	long pairs = 5000000;
+	int rounds = 10, round = -1, preloaded = 0, npre = 0, opt, r, p, ph;
+	size_t s, ncols;
+	FILE *out = NULL;
 
-	while ((opt = getopt(argc, argv, "n:r:h")) != -1) {
+	while ((opt = getopt_long(argc, argv, "n:r:o:h", opts, NULL)) != -1) {
 		switch (opt) {
-		case 'n':
-			pairs = atol(optarg);
+		case 'n': pairs = atol(optarg); break;
+		case 'r': rounds = atoi(optarg); break;
+		case 'o': csv = optarg; break;
+		case 'R': round = atoi(optarg); break;
+		case 'P': preloaded = 1; break;
+		case 'L': {
+			char *eq = strchr(optarg, '=');
+
+			if (!eq || npre == MAX_PRELOADS) {
+				usage(stderr, argv[0]);
+				return 2;
+			}
+			*eq = '\0';
+			snprintf(cols[NR_SUBJECTS * (npre + 1)].name,
+				 sizeof(cols[0].name), "%s", optarg);
+			preload_lib[npre++] = eq + 1;
 			break;
-		case 'r':
-			repeats = atoi(optarg);
-			break;
-		default:
-			fprintf(stderr, "usage: %s [-n PAIRS] [-r REPEATS (1-64)]\n",
-				argv[0]);
-			return opt == 'h' ? 0 : 2;
+		}
+		case 'h': usage(stdout, argv[0]); return 0;
+		default: usage(stderr, argv[0]); return 2;
 		}
 	}
-	if (pairs <= 0 || repeats < 1 || repeats > 64) {
-		fprintf(stderr, "uncontended: PAIRS must be > 0, REPEATS 1-64\n");
+	if (pairs <= 0 || rounds < 2 || rounds > MAX_ROUNDS || optind < argc) {
+		usage(stderr, argv[0]);
 		return 2;
 	}
-	/* Warm up: TID cache, probes, page faults. */
-	for (s = 0; s < NR_SUBJECTS; s++)
-		for (i = 0; i < 100000; i++)
-			subjects[s].pair();
-	for (r = 0; r < repeats; r++)
-		for (s = 0; s < NR_SUBJECTS; s++) {
-			double t0 = now();
+	if (round >= 0)
+		return round_main(round, pairs, preloaded);
 
-			for (i = 0; i < pairs; i++)
-				subjects[s].pair();
-			ns[s][r] = (now() - t0) * 1e9 / pairs;
+	/* Column names: "subject", or "NAME:subject" for a preload. */
+	for (p = npre; p >= 0; p--) {
+		char pre[64];
+
+		snprintf(pre, sizeof(pre), "%s", p ? cols[NR_SUBJECTS * p].name : "");
+		for (s = 0; s < NR_SUBJECTS; s++)
+			snprintf(cols[NR_SUBJECTS * p + s].name, sizeof(cols[0].name),
+				 "%s%s%s", pre, p ? ":" : "", subjects[s].name);
+	}
+	ncols = NR_SUBJECTS * (npre + 1);
+	fprintf(stderr, "bench-uncontended: %d rounds (a process each%s), %ld pairs per subject and phase\n",
+		rounds, npre ? ", plus one per preload" : "", pairs);
+	for (r = 0; r < rounds; r++) {
+		if (run_round(argv[0], r, pairs, NULL, cols, 0)) {
+			fprintf(stderr, "bench-uncontended: round %d failed\n", r);
+			return 1;
 		}
-	printf("%-18s %10s %10s %10s %8s\n", "lock", "median_ns", "min_ns",
-	       "max_ns", "vs_pthr");
-	for (s = 0; s < NR_SUBJECTS; s++)
-		qsort(ns[s], repeats, sizeof(double), cmp_double);
-	for (s = 0; s < NR_SUBJECTS; s++)
-		printf("%-18s %10.2f %10.2f %10.2f %8.2f\n", subjects[s].name,
-		       ns[s][repeats / 2], ns[s][0], ns[s][repeats - 1],
-		       ns[s][repeats / 2] / ns[2][repeats / 2]);
+		for (p = 0; p < npre; p++)
+			if (run_round(argv[0], r, pairs, preload_lib[p], cols,
+				      NR_SUBJECTS * (p + 1))) {
+				fprintf(stderr, "bench-uncontended: round %d with %s failed\n",
+					r, preload_lib[p]);
+				return 1;
+			}
+	}
+	if (csv && !(out = fopen(csv, "w"))) {
+		perror(csv);
+		return 1;
+	}
+	if (out)
+		fprintf(out, "phase,subject,round,ns_per_pair\n");
+	printf("lock+unlock, ns per pair: median [95 %% bootstrap interval] over %d rounds; ratio per round to glibc's pthread_mutex (same phase, same round)\n",
+	       rounds);
+	printf("%-9s %-40s %-24s %-24s %s\n", "phase", "subject", "ns", "vs pthread_mutex",
+	       "verdict");
+	for (ph = 0; ph < NR_PHASES; ph++) {
+		struct bench_interval base = bench_bootstrap_median(
+			cols[BASELINE].ns[ph], cols[BASELINE].n[ph]);
+
+		for (s = 0; s < ncols; s++) {
+			struct column *c = &cols[s];
+			struct bench_interval v, q;
+			char a[64], b[64];
+			int n = c->n[ph] < cols[BASELINE].n[ph] ?
+				c->n[ph] : cols[BASELINE].n[ph];
+
+			if (!c->n[ph])
+				continue;
+			v = bench_bootstrap_median(c->ns[ph], c->n[ph]);
+			q = bench_bootstrap_ratio(c->ns[ph], cols[BASELINE].ns[ph], n);
+			snprintf(a, sizeof(a), "%.2f [%.2f, %.2f]", v.median, v.lo, v.hi);
+			snprintf(b, sizeof(b), "%.2fx [%.2f, %.2f]", q.median, q.lo, q.hi);
+			printf("%-9s %-40s %-24s %-24s %s\n", phases[ph], c->name, a,
+			       s == BASELINE ? "(baseline)" : b,
+			       s == BASELINE ? "" : bench_verdict(v, base, 0));
+			for (r = 0; out && r < c->n[ph]; r++)
+				fprintf(out, "%s,%s,%d,%.4f\n", phases[ph], c->name, r,
+					c->ns[ph][r]);
+		}
+	}
+	printf("verdict: win / loss only where the two intervals do not overlap (lower is better), else tie; seed %d, %d resamples\n",
+	       BENCH_BOOTSTRAP_SEED, BENCH_BOOTSTRAP_RESAMPLES);
+	printf("__libc_single_threaded: 1 in every single round: %s; 0 in every threaded round: %s\n",
+	       single_threaded_wrong[0] ? "NO (a constructor started a thread?)" : "yes",
+	       single_threaded_wrong[1] ? "NO" : "yes");
+	if (out)
+		fclose(out);
 	return 0;
 }

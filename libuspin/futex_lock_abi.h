@@ -12,5 +12,6 @@
 
 #define USPIN_FUTEX_LOCK		14
 #define USPIN_FUTEX_LOCK_ADAPTIVE	15
+#define USPIN_FUTEX_UNLOCK		16
 
 #endif

@@ -37,24 +37,33 @@ static inline int futex_clock_flag(clockid_t clock)
 }
 
 /*
- * Sleep while *uaddr == val, until @abstime on @clock (NULL: forever).
- * Returns 0 (woken, maybe spuriously), EAGAIN (word changed), ETIMEDOUT or
- * EINTR.
+ * Sleep while *uaddr == val, until @abstime on @clock (NULL: forever), as
+ * one of the waiters @bitset names (FUTEX_WAKE wakes any).  Returns 0
+ * (woken, maybe spuriously), EAGAIN (word changed), ETIMEDOUT or EINTR.
  */
 static inline int futex_wait_abs(uint32_t *uaddr, uint32_t val, int shared,
-				 clockid_t clock, const struct timespec *abstime)
+				 uint32_t bitset, clockid_t clock,
+				 const struct timespec *abstime)
 {
 	int op = FUTEX_WAIT_BITSET | futex_private_flag(shared);
 
 	if (abstime)
 		op |= futex_clock_flag(clock);
-	return futex_call(uaddr, op, val, abstime, FUTEX_BITSET_MATCH_ANY);
+	return futex_call(uaddr, op, val, abstime, bitset);
 }
 
 static inline int futex_wake(uint32_t *uaddr, int nr, int shared)
 {
 	return futex_call(uaddr, FUTEX_WAKE | futex_private_flag(shared),
 			  (uint32_t)nr, NULL, 0);
+}
+
+/* Wake up to @nr of the waiters that wait with a bit of @bitset. */
+static inline int futex_wake_bitset(uint32_t *uaddr, int nr, uint32_t bitset,
+				    int shared)
+{
+	return futex_call(uaddr, FUTEX_WAKE_BITSET | futex_private_flag(shared),
+			  (uint32_t)nr, NULL, bitset);
 }
 
 /*
@@ -70,6 +79,18 @@ static inline int futex_lock_op(uint32_t *uaddr, int adaptive, int shared,
 	if (abstime)
 		op |= futex_clock_flag(clock);
 	return futex_call(uaddr, op, 0, abstime, 0);
+}
+
+/*
+ * FUTEX_UNLOCK of the kernel series: the owner releases a word with
+ * FUTEX_WAITERS set; the kernel stores 0 and wakes a waiter, or hands the
+ * word to a starving one.  Returns 0, or EPERM (not ours), EFAULT, EINVAL,
+ * ENOSYS.
+ */
+static inline int futex_unlock_op(uint32_t *uaddr, int shared)
+{
+	return futex_call(uaddr, USPIN_FUTEX_UNLOCK | futex_private_flag(shared),
+			  0, NULL, 0);
 }
 
 #endif

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * mutex_impl.h - what the mutex_*.c files share: the lock-word layout, the
- * per-thread TID cache, the resolved policy and the slow paths.
+ * mutex_impl.h - what the library's files share: the lock-word and flag
+ * layout, the calling thread's identity, the setup's results, the plan a
+ * mutex follows when it must wait, and the slow paths.
  */
 #ifndef USPIN_MUTEX_IMPL_H
 #define USPIN_MUTEX_IMPL_H
@@ -16,45 +17,126 @@
 
 #define USPIN_HIDDEN __attribute__((visibility("hidden")))
 
-/* Lock word: the kernel's robust/PI layout. */
+/* glibc >= 2.32: false from the first pthread_create on. */
+#if defined(__has_include) && __has_include(<sys/single_threaded.h>)
+#include <sys/single_threaded.h>
+#define uspin_single_threaded()	(__libc_single_threaded != 0)
+#else
+#define uspin_single_threaded()	0
+#endif
+
+/* ---- the lock word: the kernel's robust/PI layout ---- */
 #define WORD_TID(v)	((v) & FUTEX_TID_MASK)
 
-/* m->flags: the init flags plus state that lives with the mutex. */
-#define USPIN_INIT_FLAGS	(USPIN_POLICY_MASK | USPIN_PROCESS_SHARED)
-#define USPIN_NOTRECOVERABLE	0x10000u /* unlocked after EOWNERDEAD */
+/* ---- m->flags ---- */
+#define USPIN_INIT_FLAGS	(USPIN_POLICY_MASK | USPIN_PROCESS_SHARED | \
+				 USPIN_ROBUST)
+#define USPIN_NOTRECOVERABLE	0x1000u	/* unlocked after EOWNERDEAD */
+/* Bits 16-31: the learned spin length, in units of 256 cycles. */
+#define USPIN_ESTIMATE_SHIFT	16
+#define USPIN_ESTIMATE_UNIT	256u
+/* What keeps a mutex off the inline fast paths. */
+#define USPIN_SLOW_FLAGS	(USPIN_PROCESS_SHARED | USPIN_ROBUST)
 
-static inline int mutex_is_shared(const uspin_mutex_t *m)
+static inline uint32_t mutex_flags(const uspin_mutex_t *m)
 {
-	return (CMM_LOAD_SHARED(m->flags) & USPIN_PROCESS_SHARED) != 0;
+	return CMM_LOAD_SHARED(m->flags);
 }
 
-/* ---- thread_self.c: the caller's TID, cached per thread ---- */
-/* initial-exec: no __tls_get_addr call on the fast path of libuspin.so. */
+/*
+ * Shared futex ops for process-shared and for robust mutexes: the kernel
+ * wakes a dead owner's waiters with a shared key (handle_futex_death()),
+ * as glibc assumes for its robust mutexes too.
+ */
+static inline int mutex_futex_shared(const uspin_mutex_t *m)
+{
+	return (mutex_flags(m) & USPIN_SLOW_FLAGS) != 0;
+}
+
+static inline int mutex_is_robust(const uspin_mutex_t *m)
+{
+	return (mutex_flags(m) & USPIN_ROBUST) != 0;
+}
+
+/* Error checking for the uspin API; the pthread drop-in asks per kind. */
+#define USPIN_MODE_ERRORCHECK	0x1u	/* EDEADLK on relock, EPERM on foreign unlock */
+
+/* ---- thread_self.c: the caller's TID, right in every process ---- */
 #define USPIN_TLS __thread __attribute__((tls_model("initial-exec")))
-extern USPIN_TLS uint32_t uspin_self_tid_cache USPIN_HIDDEN;
+
+/*
+ * The TID cached per thread, and the process it was cached in.  A fork
+ * child (fork, _Fork, clone without CLONE_VM) inherits the forking
+ * thread's TLS but sees its wipe-on-fork page read 0, so the comparison
+ * below fails there until the child's first slow path refreshes both.
+ * Threads start with tid 0.
+ */
+struct uspin_self {
+	uint32_t tid;
+	uint32_t pid;
+};
+extern USPIN_TLS struct uspin_self uspin_self USPIN_HIDDEN;
+extern const volatile uint32_t *uspin_process_pid USPIN_HIDDEN;
 uint32_t uspin_self_tid_slow(void) USPIN_HIDDEN;
+void uspin_thread_self_setup(void) USPIN_HIDDEN;
+
+/* The cached TID if it is valid in this process, else 0. */
+static inline uint32_t uspin_self_tid_cached(void)
+{
+	uint32_t tid = uspin_self.tid;
+
+	if (caa_likely(tid && uspin_self.pid == *uspin_process_pid))
+		return tid;
+	return 0;
+}
 
 static inline uint32_t uspin_self_tid(void)
 {
-	uint32_t tid = uspin_self_tid_cache;
+	uint32_t tid = uspin_self_tid_cached();
 
-	if (caa_unlikely(!tid))
-		tid = uspin_self_tid_slow();
-	return tid;
+	return caa_likely(tid) ? tid : uspin_self_tid_slow();
 }
 
-/* ---- kernel_caps.c: what the running kernel offers, probed once ---- */
-struct uspin_caps {
+/* ---- setup.c: probed once, in a constructor, outside every lock ---- */
+enum uspin_cycles_quality {
+	CYCLES_NOMINAL,		/* no way to measure: an assumed rate */
+	CYCLES_CPUID,		/* the rate the CPU or hypervisor reports */
+	CYCLES_MEASURED,	/* against CLOCK_MONOTONIC_RAW at setup */
+};
+
+struct uspin_setup {
+	int done;			/* release-stored last */
 	int futex_lock;
 	int futex_lock_adaptive;
-	unsigned int ncpus;
-	const char *running_state;	/* provider name */
+	int futex_unlock;
+	unsigned int ncpus;		/* in our affinity mask at setup */
 	enum uspin_policy auto_policy;	/* AUTO after USPIN_POLICY */
 	int policy_overridden;
+	uint64_t cycles_per_us;
+	enum uspin_cycles_quality cycles_quality;
+	/* Spin budgets and the handoff threshold, in cycles. */
+	uint64_t spin_min, spin_max, user_spin_max, handoff_after;
 };
-const struct uspin_caps *uspin_caps(void) USPIN_HIDDEN;
+extern struct uspin_setup uspin_setup_state USPIN_HIDDEN;
 
-/* ---- policy.c: what a mutex actually does when it must wait ---- */
+static inline const struct uspin_setup *uspin_setup(void)
+{
+	return &uspin_setup_state;
+}
+
+/* Acquire: the results are visible once done reads 1. */
+static inline int uspin_setup_done(void)
+{
+	int done = uatomic_read(&uspin_setup_state.done);
+
+	cmm_smp_rmb();
+	return done;
+}
+
+/* Runs setup if the constructor has not (idempotent, thread-safe). */
+void uspin_setup_run(void) USPIN_HIDDEN;
+
+/* ---- policy.c: what a mutex does when it must wait ---- */
 enum uspin_wait_kind {
 	WAIT_FUTEX_WAIT,	/* stock kernel: FUTEX_WAIT/FUTEX_WAKE */
 	WAIT_FUTEX_LOCK,	/* FUTEX_LOCK */
@@ -72,18 +154,42 @@ struct uspin_plan {
 struct uspin_plan uspin_plan_for(const uspin_mutex_t *m) USPIN_HIDDEN;
 enum uspin_policy uspin_effective_policy(enum uspin_policy p) USPIN_HIDDEN;
 
-/* ---- spin.c: the spin phase; returns 1 once it owns the word ---- */
-int uspin_spin_bounded(uspin_mutex_t *m, uint32_t tid) USPIN_HIDDEN;
-int uspin_spin_owner_running(uspin_mutex_t *m, uint32_t tid) USPIN_HIDDEN;
+/* ---- stats.c: per-thread slow-path counters (cycles until read) ---- */
+struct uspin_stats {
+	uint64_t slow_paths, spin_phases, spin_acquired;
+	uint64_t spin_cycles_acquired, spin_cycles_wasted;
+	uint64_t spin_owner_off, spin_refused, blocks, handoffs;
+};
+extern USPIN_TLS struct uspin_stats uspin_stats USPIN_HIDDEN;
 
-/* ---- mutex_lock.c ---- */
+/* ---- spin.c: the spin phase; returns 1 once it owns the word ---- */
+int uspin_spin(uspin_mutex_t *m, uint32_t tid, enum uspin_spin_kind kind,
+	       uint64_t deadline) USPIN_HIDDEN;
+
+/* ---- mutex_lock.c, mutex_unlock.c: past the inline fast paths ---- */
+int uspin_lock_contended(uspin_mutex_t *m, unsigned int mode, clockid_t clock,
+			 const struct timespec *abstime) USPIN_HIDDEN;
+int uspin_unlock_contended(uspin_mutex_t *m, unsigned int mode) USPIN_HIDDEN;
+
+/*
+ * Everything after a failed fast path: spin per plan, then block.  A timed
+ * lock converts @abstime to a deadline in cycles once, at entry.
+ */
 int uspin_lock_slow(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
-		    const struct timespec *abstime) USPIN_HIDDEN;
+		    const struct timespec *abstime, unsigned int mode) USPIN_HIDDEN;
 /* Outcome of taking the word: 0, or EOWNERDEAD / ENOTRECOVERABLE. */
 int uspin_after_acquire(uspin_mutex_t *m, uint32_t tid) USPIN_HIDDEN;
+/* Take a free word (TID part 0), keeping its flag bits; 1 on success. */
+int uspin_take_free(uspin_mutex_t *m, uint32_t v, uint32_t newbits) USPIN_HIDDEN;
 
 /* ---- mutex_unlock.c ---- */
-void uspin_release_word(uspin_mutex_t *m) USPIN_HIDDEN;
+/* The caller owns the word; give it up (handoff, kernel op or wake). */
+void uspin_release_word(uspin_mutex_t *m, uint32_t tid) USPIN_HIDDEN;
+
+/* ---- handoff: FUTEX_WAIT waiters asking for the lock (stock kernels) ---- */
+/* Waiters sleep with one of these bitsets; FUTEX_WAKE wakes either. */
+#define USPIN_WAKE_NORMAL	0x1u
+#define USPIN_WAKE_HANDOFF	0x2u
 
 /* ---- test hook (uspin_testing.h): force the stock-kernel paths ---- */
 extern int uspin_force_stock_kernel USPIN_HIDDEN;

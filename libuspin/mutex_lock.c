@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * mutex_lock.c - lock, timedlock, clocklock: one CAS when uncontended, then
- * the policy's spin phase, then the kernel (FUTEX_LOCK[_ADAPTIVE] where the
- * kernel has it, the FUTEX_WAIT protocol otherwise).
+ * mutex_lock.c - lock, timedlock, clocklock: one CAS when uncontended (a
+ * plain store while the process is single-threaded), then the policy's
+ * spin phase, then the kernel: FUTEX_LOCK[_ADAPTIVE] where the kernel has
+ * it, the FUTEX_WAIT protocol with handoff otherwise.
  */
 #include <errno.h>
 
+#include "cycles.h"
 #include "futex_ops.h"
 #include "mutex_impl.h"
 #include "robust_list.h"
@@ -22,12 +24,38 @@ int uspin_after_acquire(uspin_mutex_t *m, uint32_t tid)
 
 	if (caa_likely(!(v & FUTEX_OWNER_DIED)))
 		return 0;
-	if (CMM_LOAD_SHARED(m->flags) & USPIN_NOTRECOVERABLE) {
+	if (mutex_flags(m) & USPIN_NOTRECOVERABLE) {
 		uatomic_xchg(&m->word, FUTEX_OWNER_DIED);
-		futex_wake(&m->word, INT_MAX, mutex_is_shared(m));
+		futex_wake(&m->word, INT_MAX, mutex_futex_shared(m));
 		return ENOTRECOVERABLE;
 	}
 	return EOWNERDEAD;
+}
+
+int uspin_take_free(uspin_mutex_t *m, uint32_t v, uint32_t newbits)
+{
+	return uatomic_cmpxchg(&m->word, v, v | newbits) == v;
+}
+
+/*
+ * A timed lock's deadline on the cycle counter: one clock read, at entry.
+ * UINT64_MAX: none (or further than any spin could last); 0: passed.
+ */
+static uint64_t cycles_deadline(clockid_t clock, const struct timespec *abstime)
+{
+	struct timespec now;
+	int64_t left;
+
+	if (!abstime)
+		return UINT64_MAX;
+	clock_gettime(clock, &now);
+	left = (int64_t)(abstime->tv_sec - now.tv_sec) * 1000000000 +
+	       (abstime->tv_nsec - now.tv_nsec);
+	if (left <= 0)
+		return 0;
+	if (left > 1000000000000LL)
+		return UINT64_MAX;
+	return uspin_cycles() + (uint64_t)left * uspin_setup()->cycles_per_us / 1000;
 }
 
 /* The kernel op of the series: it queues, sets FUTEX_WAITERS, takes over. */
@@ -36,64 +64,129 @@ static int block_futex_lock(uspin_mutex_t *m, uint32_t tid, int adaptive,
 {
 	int r;
 
-	do
-		r = futex_lock_op(&m->word, adaptive, mutex_is_shared(m), clock,
-				  abstime);
-	while (r == EINTR);
+	do {
+		uspin_stats.blocks++;
+		r = futex_lock_op(&m->word, adaptive, mutex_futex_shared(m),
+				  clock, abstime);
+	} while (r == EINTR);
 	return r ? r : uspin_after_acquire(m, tid);
 }
 
 /*
- * Stock kernels: the TID|WAITERS protocol over FUTEX_WAIT.  A waiter sets
- * FUTEX_WAITERS before it sleeps; an acquisition out of this loop always
- * sets it too, because we cannot know whether others still sleep (one
- * spare FUTEX_WAKE at worst).  A woken waiter always comes back here before
- * it may time out, so a wake-up is never swallowed (tests/model proves it).
+ * Stock kernels: the TID|WAITERS protocol over FUTEX_WAIT.
+ *
+ * A waiter sets FUTEX_WAITERS before it sleeps; an acquisition out of this
+ * loop always sets it too, because we cannot know whether others still
+ * sleep (one spare FUTEX_WAKE at worst).  A woken waiter always comes back
+ * here before it may time out, so a wake-up is never swallowed.
+ *
+ * Handoff: a waiter that has been blocked for handoff_after (1 ms) and
+ * still finds the lock taken writes its TID into m->handoff (one at a
+ * time) and sleeps as a USPIN_WAKE_HANDOFF waiter.  The next unlock takes
+ * the request (xchg) and stores the requester's TID into the word instead
+ * of 0, so neither a spinner nor a fast path can barge in; the requester
+ * wakes owning the lock.  A requester that times out withdraws with a CAS;
+ * if that fails an unlocker has taken the request and the word is on its
+ * way, so it waits for it instead of timing out.  tests/model checks this.
  */
 static int block_futex_wait(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
 			    const struct timespec *abstime)
 {
-	int shared = mutex_is_shared(m);
+	int shared = mutex_futex_shared(m), asked = 0, promised = 0, r;
+	uint64_t since = uspin_cycles();
 	uint32_t v;
-	int r;
 
 	for (;;) {
 		v = CMM_LOAD_SHARED(m->word);
+		if (WORD_TID(v) == tid) {
+			/* Handed over by the unlocker. */
+			uspin_stats.handoffs++;
+			return uspin_after_acquire(m, tid);
+		}
 		if (!WORD_TID(v)) {
-			if (CMM_LOAD_SHARED(m->flags) & USPIN_NOTRECOVERABLE)
+			if (asked) {
+				asked = 0;
+				if (uatomic_cmpxchg(&m->handoff, tid, 0) != tid) {
+					/*
+					 * An unlocker took our request after we
+					 * read v: it owns the word and is about
+					 * to store our TID there.  Look again.
+					 */
+					promised = 1;
+					continue;
+				}
+			}
+			if (promised) {
+				/*
+				 * Read after the request was taken: a free
+				 * word means that unlocker died before it
+				 * stored our TID (robust: OWNER_DIED).
+				 */
+				if (!(v & FUTEX_OWNER_DIED)) {
+					caa_cpu_relax();
+					continue;
+				}
+				promised = 0;
+			}
+			if (mutex_flags(m) & USPIN_NOTRECOVERABLE)
 				return ENOTRECOVERABLE;
-			if (uatomic_cmpxchg(&m->word, v,
-					    v | tid | FUTEX_WAITERS) == v)
+			if (uspin_take_free(m, v, tid | FUTEX_WAITERS))
 				return uspin_after_acquire(m, tid);
 			continue;
+		}
+		if (!asked && !promised &&
+		    uspin_cycles() - since >= uspin_setup()->handoff_after &&
+		    uatomic_cmpxchg(&m->handoff, 0, tid) == 0) {
+			asked = 1;
+			continue;	/* look at the word again */
 		}
 		if (!(v & FUTEX_WAITERS)) {
 			if (uatomic_cmpxchg(&m->word, v, v | FUTEX_WAITERS) != v)
 				continue;
 			v |= FUTEX_WAITERS;
 		}
-		r = futex_wait_abs(&m->word, v, shared, clock, abstime);
-		if (r == ETIMEDOUT)
-			return ETIMEDOUT;
+		uspin_stats.blocks++;
+		r = futex_wait_abs(&m->word, v, shared,
+				   asked || promised ? USPIN_WAKE_HANDOFF :
+						       USPIN_WAKE_NORMAL,
+				   clock, promised ? NULL : abstime);
+		if (r == ETIMEDOUT) {
+			if (!asked || uatomic_cmpxchg(&m->handoff, tid, 0) == tid)
+				return ETIMEDOUT;
+			asked = 0;
+			promised = 1;
+		}
 		/* 0 (woken), EAGAIN (word moved), EINTR: look again. */
 	}
 }
 
+/* A normal (non-errorcheck) mutex locked again by its owner: as glibc. */
+static int wait_on_self(clockid_t clock, const struct timespec *abstime)
+{
+	uint32_t never = 0;
+
+	for (;;)
+		if (futex_wait_abs(&never, 0, 0, FUTEX_BITSET_MATCH_ANY, clock,
+				   abstime) == ETIMEDOUT)
+			return ETIMEDOUT;
+}
+
 int uspin_lock_slow(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
-		    const struct timespec *abstime)
+		    const struct timespec *abstime, unsigned int mode)
 {
 	uint32_t v = CMM_LOAD_SHARED(m->word);
 	struct uspin_plan plan;
+	uint64_t deadline;
 
 	if (WORD_TID(v) == tid)
-		return EDEADLK;
-	if (CMM_LOAD_SHARED(m->flags) & USPIN_NOTRECOVERABLE)
+		return mode & USPIN_MODE_ERRORCHECK ? EDEADLK :
+		       wait_on_self(clock, abstime);
+	if (mutex_flags(m) & USPIN_NOTRECOVERABLE)
 		return ENOTRECOVERABLE;
-
+	uspin_stats.slow_paths++;
+	deadline = cycles_deadline(clock, abstime);
 	plan = uspin_plan_for(m);
-	if (plan.spin == SPIN_BOUNDED && uspin_spin_bounded(m, tid))
-		return 0;
-	if (plan.spin == SPIN_OWNER_RUNNING && uspin_spin_owner_running(m, tid))
+	if (plan.spin != SPIN_NONE && uspin_spin(m, tid, plan.spin, deadline))
 		return 0;
 
 	switch (plan.wait) {
@@ -108,7 +201,7 @@ int uspin_lock_slow(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
 }
 
 static int lock_robust(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
-		       const struct timespec *abstime)
+		       const struct timespec *abstime, unsigned int mode)
 {
 	int r;
 
@@ -116,64 +209,72 @@ static int lock_robust(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
 	if (uatomic_cmpxchg(&m->word, 0, tid) == 0)
 		r = 0;
 	else
-		r = uspin_lock_slow(m, tid, clock, abstime);
+		r = uspin_lock_slow(m, tid, clock, abstime, mode);
 	if (r == 0 || r == EOWNERDEAD)
 		uspin_robust_enqueue(m);
 	uspin_robust_end();
 	return r;
 }
 
-/* Everything but the uncontended private case; kept out of line. */
-static __attribute__((noinline)) int lock_contended(uspin_mutex_t *m,
-						    clockid_t clock,
-						    const struct timespec *abstime)
+int uspin_lock_contended(uspin_mutex_t *m, unsigned int mode, clockid_t clock,
+			 const struct timespec *abstime)
 {
 	uint32_t tid = uspin_self_tid();
 
-	if (mutex_is_shared(m))
-		return lock_robust(m, tid, clock, abstime);
+	if (mutex_is_robust(m))
+		return lock_robust(m, tid, clock, abstime, mode);
 	if (uatomic_cmpxchg(&m->word, 0, tid) == 0)
 		return 0;
-	return uspin_lock_slow(m, tid, clock, abstime);
+	return uspin_lock_slow(m, tid, clock, abstime, mode);
 }
 
 /*
- * The fast path: a private mutex, a cached TID, one CAS.  Anything else is
- * a tail call, so this stays a leaf that saves no registers.
+ * The fast path: a private, non-robust mutex, a valid cached TID, one CAS
+ * (a plain store while glibc says the process is single-threaded).
+ * Anything else is a tail call, so this stays a leaf.
  */
-static inline int lock_common(uspin_mutex_t *m, clockid_t clock,
-			      const struct timespec *abstime)
-{
-	uint32_t tid = uspin_self_tid_cache;
-
-	if (caa_likely(tid && !mutex_is_shared(m) &&
-		       uatomic_cmpxchg(&m->word, 0, tid) == 0))
-		return 0;
-	return lock_contended(m, clock, abstime);
-}
-
 int uspin_mutex_lock(uspin_mutex_t *m)
 {
-	return lock_common(m, CLOCK_MONOTONIC, NULL);
+	uint32_t tid = uspin_self_tid_cached();
+
+	if (caa_likely(tid && !(mutex_flags(m) & USPIN_SLOW_FLAGS))) {
+		if (uspin_single_threaded()) {
+			if (CMM_LOAD_SHARED(m->word) == 0) {
+				CMM_STORE_SHARED(m->word, tid);
+				cmm_barrier();
+				return 0;
+			}
+		} else if (uatomic_cmpxchg(&m->word, 0, tid) == 0) {
+			return 0;
+		}
+	}
+	return uspin_lock_contended(m, USPIN_MODE_ERRORCHECK, CLOCK_MONOTONIC,
+				    NULL);
 }
 
+/*
+ * POSIX: EINVAL for a bad abstime only if the call would block, so try
+ * first; an errorcheck relock is EDEADLK whatever abstime says (as glibc).
+ */
 int uspin_mutex_clocklock(uspin_mutex_t *m, clockid_t clock,
 			  const struct timespec *abstime)
 {
-	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
+	static const struct timespec epoch;
+	int r;
+
+	if (!m || (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC))
 		return EINVAL;
+	r = uspin_mutex_trylock(m);
+	if (r != EBUSY)
+		return r;
+	if (WORD_TID(CMM_LOAD_SHARED(m->word)) == uspin_self_tid())
+		return EDEADLK;
 	if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L)
 		return EINVAL;
-	/* Already past: the kernel rejects negative times, so answer here. */
-	if (abstime->tv_sec < 0) {
-		int r = uspin_mutex_trylock(m);
-
-		if (r != EBUSY)
-			return r;
-		return WORD_TID(CMM_LOAD_SHARED(m->word)) == uspin_self_tid() ?
-		       EDEADLK : ETIMEDOUT;
-	}
-	return lock_common(m, clock, abstime);
+	/* Long past: the kernel refuses negative times, so use one it takes. */
+	if (abstime->tv_sec < 0)
+		abstime = &epoch;
+	return uspin_lock_contended(m, USPIN_MODE_ERRORCHECK, clock, abstime);
 }
 
 int uspin_mutex_timedlock(uspin_mutex_t *m, const struct timespec *abstime)

@@ -15,10 +15,10 @@ static int trylock_word(uspin_mutex_t *m, uint32_t tid)
 		return 0;
 	if (WORD_TID(v) || !(v & FUTEX_OWNER_DIED))
 		return EBUSY;
-	if (CMM_LOAD_SHARED(m->flags) & USPIN_NOTRECOVERABLE)
+	if (mutex_flags(m) & USPIN_NOTRECOVERABLE)
 		return ENOTRECOVERABLE;
 	/* Keep OWNER_DIED (reported) and WAITERS (others may sleep). */
-	if (uatomic_cmpxchg(&m->word, v, v | tid) != v)
+	if (!uspin_take_free(m, v, tid))
 		return EBUSY;
 	return uspin_after_acquire(m, tid);
 }
@@ -28,7 +28,7 @@ int uspin_mutex_trylock(uspin_mutex_t *m)
 	uint32_t tid = uspin_self_tid();
 	int r;
 
-	if (caa_likely(!mutex_is_shared(m)))
+	if (caa_likely(!mutex_is_robust(m)))
 		return trylock_word(m, tid);
 	uspin_robust_begin(m);
 	r = trylock_word(m, tid);

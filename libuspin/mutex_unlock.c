@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * mutex_unlock.c - one CAS TID -> 0 when nobody waits; otherwise clear the
- * word and wake one waiter, which retries (in the kernel with FUTEX_LOCK,
- * which re-sets FUTEX_WAITERS if others remain queued; in user space on
- * stock kernels, where it sets FUTEX_WAITERS itself).
+ * mutex_unlock.c - one CAS TID -> 0 when nobody waits (a plain store while
+ * the process is single-threaded); otherwise hand the word to a waiter
+ * that asked for it, or let the kernel release it (FUTEX_UNLOCK, which
+ * may hand it over itself), or clear it and wake one waiter, which retries.
  */
 #include <errno.h>
 
@@ -11,12 +11,12 @@
 #include "mutex_impl.h"
 #include "robust_list.h"
 
-/* The caller owns the word and the CAS fast path did not apply. */
-void uspin_release_word(uspin_mutex_t *m)
+void uspin_release_word(uspin_mutex_t *m, uint32_t tid)
 {
-	int shared = mutex_is_shared(m);
+	int shared = mutex_futex_shared(m);
+	uint32_t v = CMM_LOAD_SHARED(m->word), h;
 
-	if (caa_unlikely(CMM_LOAD_SHARED(m->word) & FUTEX_OWNER_DIED)) {
+	if (caa_unlikely(v & FUTEX_OWNER_DIED)) {
 		/*
 		 * EOWNERDEAD was returned and uspin_mutex_consistent() was not
 		 * called: the protected state is unrecoverable, for good.
@@ -26,47 +26,67 @@ void uspin_release_word(uspin_mutex_t *m)
 		futex_wake(&m->word, INT_MAX, shared);
 		return;
 	}
+	/*
+	 * A starving FUTEX_WAIT waiter asked: the word goes to it, never 0.
+	 * Wake every USPIN_WAKE_HANDOFF sleeper: the next requester may
+	 * already sleep there too (at most two: one handed the word, one
+	 * asking); the one that does not own the word sleeps again.
+	 */
+	if (CMM_LOAD_SHARED(m->handoff) &&
+	    (h = uatomic_xchg(&m->handoff, 0)) != 0) {
+		uatomic_xchg(&m->word, h | FUTEX_WAITERS);
+		futex_wake_bitset(&m->word, INT_MAX, USPIN_WAKE_HANDOFF, shared);
+		return;
+	}
+	if (uspin_setup()->futex_unlock && !uspin_force_stock_kernel &&
+	    WORD_TID(v) == tid && futex_unlock_op(&m->word, shared) == 0)
+		return;
 	if (uatomic_xchg(&m->word, 0) & FUTEX_WAITERS)
 		futex_wake(&m->word, 1, shared);
 }
 
-static int unlock_slow(uspin_mutex_t *m, uint32_t tid)
-{
-	if (WORD_TID(CMM_LOAD_SHARED(m->word)) != tid)
-		return EPERM;
-	uspin_release_word(m);
-	return 0;
-}
-
 static int unlock_robust(uspin_mutex_t *m, uint32_t tid)
 {
-	if (WORD_TID(CMM_LOAD_SHARED(m->word)) != tid)
-		return EPERM;
 	uspin_robust_begin(m);
 	uspin_robust_dequeue(m);
 	if (uatomic_cmpxchg(&m->word, tid, 0) != tid)
-		uspin_release_word(m);
+		uspin_release_word(m, tid);
 	uspin_robust_end();
 	return 0;
 }
 
-static __attribute__((noinline)) int unlock_contended(uspin_mutex_t *m)
+int uspin_unlock_contended(uspin_mutex_t *m, unsigned int mode)
 {
 	uint32_t tid = uspin_self_tid();
 
-	if (mutex_is_shared(m))
-		return unlock_robust(m, tid);
-	if (uatomic_cmpxchg(&m->word, tid, 0) == tid)
+	if (WORD_TID(CMM_LOAD_SHARED(m->word)) != tid) {
+		if (mode & USPIN_MODE_ERRORCHECK || mutex_is_robust(m))
+			return EPERM;
+		/* A normal mutex: anyone may unlock it (as glibc). */
+		uspin_release_word(m, tid);
 		return 0;
-	return unlock_slow(m, tid);
+	}
+	if (mutex_is_robust(m))
+		return unlock_robust(m, tid);
+	if (uatomic_cmpxchg(&m->word, tid, 0) != tid)
+		uspin_release_word(m, tid);
+	return 0;
 }
 
 int uspin_mutex_unlock(uspin_mutex_t *m)
 {
-	uint32_t tid = uspin_self_tid_cache;
+	uint32_t tid = uspin_self_tid_cached();
 
-	if (caa_likely(tid && !mutex_is_shared(m) &&
-		       uatomic_cmpxchg(&m->word, tid, 0) == tid))
-		return 0;
-	return unlock_contended(m);
+	if (caa_likely(tid && !(mutex_flags(m) & USPIN_SLOW_FLAGS))) {
+		if (uspin_single_threaded()) {
+			if (CMM_LOAD_SHARED(m->word) == tid) {
+				cmm_barrier();
+				CMM_STORE_SHARED(m->word, 0);
+				return 0;
+			}
+		} else if (uatomic_cmpxchg(&m->word, tid, 0) == tid) {
+			return 0;
+		}
+	}
+	return uspin_unlock_contended(m, USPIN_MODE_ERRORCHECK);
 }

@@ -2,14 +2,9 @@
 /*
  * policy.c - from a mutex's policy to what it does when it must wait:
  * which spin phase, then which kernel call.  The fallback matrix of
- * NOTES.md lives here and nowhere else.
+ * docs/design.md lives here and nowhere else.
  */
-#include <errno.h>
-
 #include "mutex_impl.h"
-#include "robust_list.h"
-
-int uspin_force_stock_kernel;
 
 static const char *const policy_names[USPIN_POLICY_COUNT] = {
 	[USPIN_POLICY_AUTO] = "auto",
@@ -29,20 +24,25 @@ const char *uspin_policy_name(enum uspin_policy policy)
 /* AUTO resolved (USPIN_POLICY applies to AUTO mutexes only). */
 enum uspin_policy uspin_effective_policy(enum uspin_policy p)
 {
-	return p == USPIN_POLICY_AUTO ? uspin_caps()->auto_policy : p;
+	return p == USPIN_POLICY_AUTO ? uspin_setup()->auto_policy : p;
 }
 
 struct uspin_plan uspin_plan_for(const uspin_mutex_t *m)
 {
-	const struct uspin_caps *c = uspin_caps();
-	enum uspin_policy p = uspin_effective_policy(
-		(enum uspin_policy)(CMM_LOAD_SHARED(m->flags) & USPIN_POLICY_MASK));
-	int has_lock = c->futex_lock && !uspin_force_stock_kernel;
-	int has_adaptive = c->futex_lock_adaptive && !uspin_force_stock_kernel;
-	struct uspin_plan plan = {
-		.spin = SPIN_NONE,
-		.wait = has_lock ? WAIT_FUTEX_LOCK : WAIT_FUTEX_WAIT,
-	};
+	const struct uspin_setup *s = uspin_setup();
+	struct uspin_plan plan = { .spin = SPIN_NONE, .wait = WAIT_FUTEX_WAIT };
+	enum uspin_policy p;
+	int has_lock, has_adaptive;
+
+	/* Before setup: BLOCK on the protocol every kernel has. */
+	if (caa_unlikely(!uspin_setup_done()))
+		return plan;
+	p = uspin_effective_policy(
+		(enum uspin_policy)(mutex_flags(m) & USPIN_POLICY_MASK));
+	has_lock = s->futex_lock && !uspin_force_stock_kernel;
+	has_adaptive = s->futex_lock_adaptive && !uspin_force_stock_kernel;
+	if (has_lock)
+		plan.wait = WAIT_FUTEX_LOCK;
 
 	switch (p) {
 	case USPIN_POLICY_KERNEL_ADAPTIVE:
@@ -64,24 +64,7 @@ struct uspin_plan uspin_plan_for(const uspin_mutex_t *m)
 		break;
 	}
 	/* With one CPU the owner cannot run while we spin. */
-	if (c->ncpus <= 1)
+	if (s->ncpus <= 1)
 		plan.spin = SPIN_NONE;
 	return plan;
-}
-
-int uspin_query(struct uspin_info *info)
-{
-	const struct uspin_caps *c;
-
-	if (!info)
-		return EINVAL;
-	c = uspin_caps();
-	info->futex_lock = c->futex_lock;
-	info->futex_lock_adaptive = c->futex_lock_adaptive;
-	info->robust_list = uspin_robust_list_available();
-	info->running_state = c->running_state;
-	info->auto_policy = c->auto_policy;
-	info->policy_overridden = c->policy_overridden;
-	info->ncpus = c->ncpus;
-	return 0;
 }

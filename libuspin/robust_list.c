@@ -13,7 +13,9 @@
  * robust_next at the same offsets from the word as pthread_mutex_t does, and
  * links and unlinks exactly as glibc's ENQUEUE_MUTEX/DEQUEUE_MUTEX do; the
  * list is only ever touched by its own thread (and read by the kernel when
- * the thread exits), so the two never race.  Where the layout cannot be
+ * the thread exits), so the two never race.  Robust mutexes, private or
+ * process-shared, join it; the pthread drop-in puts glibc-layout mutexes
+ * on it the same way.  Where the layout cannot be
  * confirmed (another libc, 32-bit, a different futex_offset) the list is
  * left alone and shared mutexes are simply not robust.
  */
@@ -71,6 +73,22 @@ static struct robust_list_head *robust_head(void)
 int uspin_robust_list_available(void)
 {
 	return robust_head() != NULL;
+}
+
+void uspin_robust_after_fork(void)
+{
+	struct robust_list_head *head = NULL, *mine = robust_head();
+	size_t len = 0;
+
+	if (!mine || syscall(SYS_get_robust_list, 0, &head, &len) != 0 || head)
+		return;
+	/* Ownership is not inherited: start empty, as glibc's _Fork does. */
+	mine->list.next = &mine->list;
+	mine->list_op_pending = NULL;
+	node_of(&mine->list)->prev = &mine->list;
+	cmm_barrier();
+	if (syscall(SYS_set_robust_list, mine, sizeof(*mine)) != 0)
+		self_head_state = -1;
 }
 
 void uspin_robust_begin(uspin_mutex_t *m)

@@ -1,25 +1,82 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * spin.c - the spin phases run before a waiter goes to the kernel.
+ * spin.c - the spin phase a waiter may run before it goes to the kernel.
  *
- * Both spin with exponential backoff (fewer reads of a contended cache
- * line), only CAS when the word reads 0, and leave an owner-died word to
- * the slow path.  Time is read from CLOCK_MONOTONIC (vDSO), so budgets mean
- * the same thing on every CPU whatever PAUSE costs there.
+ * Time is the cycle counter of cycles.h (no system call, no clock read,
+ * whatever the clocksource); budgets come from setup.c and spin_tuning.h.
+ * One waiter per mutex spins at a time, like the kernel's OSQ lets one
+ * task spin on a mutex owner: the others block at once rather than bounce
+ * the lock's cache line.  The spinner reads the word with exponential
+ * backoff, takes it only when it reads exactly 0, and stops when:
+ *   - its budget or the caller's deadline passes;
+ *   - the word's owner died (the slow path reports it);
+ *   - a starving waiter asked for the lock (m->handoff, see mutex_lock.c);
+ *   - SPIN_OWNER_RUNNING: the provider says the owner is off its CPU, or on
+ *     ours (then it waits for us); an owner the provider cannot tell about
+ *     gets the blind budget.
  */
-#include <time.h>
+#include <sched.h>
 #include <urcu/arch.h>
 
+#include "cycles.h"
 #include "mutex_impl.h"
 #include "running_state.h"
 #include "spin_tuning.h"
 
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
+/*
+ * The spin slot: m->spinner holds when the current spinner's phase ends,
+ * as (cycles >> SLOT_SHIFT) truncated to 32 bits.  A slot whose end passed
+ * is free, so a spinner that died (a process-shared mutex) never blocks
+ * spinning for longer than one budget.  An end further ahead than any
+ * budget (a wrapped or garbage value) counts as passed.
+ */
+#define SLOT_SHIFT	10
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+static int slot_busy(uint32_t slot, uint64_t now, uint64_t longest)
+{
+	int64_t left = (int32_t)(slot - (uint32_t)(now >> SLOT_SHIFT));
+
+	return left > 0 && left <= (int64_t)(longest >> SLOT_SHIFT) + 2;
+}
+
+static int slot_claim(uspin_mutex_t *m, uint64_t now, uint64_t end,
+		      uint64_t longest, uint32_t *mine)
+{
+	uint32_t cur = CMM_LOAD_SHARED(m->spinner);
+
+	if (slot_busy(cur, now, longest))
+		return 0;
+	*mine = (uint32_t)(end >> SLOT_SHIFT) + 1;
+	return uatomic_cmpxchg(&m->spinner, cur, *mine) == cur;
+}
+
+static void slot_release(uspin_mutex_t *m, uint32_t mine)
+{
+	uatomic_cmpxchg(&m->spinner, mine,
+			(uint32_t)(uspin_cycles() >> SLOT_SHIFT));
+}
+
+static inline uint32_t estimate_of(const uspin_mutex_t *m)
+{
+	return mutex_flags(m) >> USPIN_ESTIMATE_SHIFT;
+}
+
+/* Replace the estimate bits, keeping every other bit of m->flags. */
+static void estimate_store(uspin_mutex_t *m, uint32_t est)
+{
+	uint32_t old = mutex_flags(m), seen;
+
+	for (;;) {
+		uint32_t want = (old & ((1u << USPIN_ESTIMATE_SHIFT) - 1)) |
+				(est << USPIN_ESTIMATE_SHIFT);
+
+		if (want == old)
+			return;
+		seen = uatomic_cmpxchg(&m->flags, old, want);
+		if (seen == old)
+			return;
+		old = seen;
+	}
 }
 
 static inline void relax(unsigned int n)
@@ -28,81 +85,98 @@ static inline void relax(unsigned int n)
 		caa_cpu_relax();
 }
 
-/* One probe of the word: 1 = acquired, 0 = keep waiting, -1 = stop. */
-static inline int try_take(uspin_mutex_t *m, uint32_t tid, uint32_t *seen)
-{
-	uint32_t v = CMM_LOAD_SHARED(m->word);
+enum spin_end { SPIN_ACQUIRED, SPIN_TIMEOUT, SPIN_GAVE_UP, SPIN_OWNER_OFF };
 
-	*seen = v;
-	if (v == 0)
-		return uatomic_cmpxchg(&m->word, 0, tid) == 0;
-	return WORD_TID(v) ? 0 : -1;	/* owner died: the slow path decides */
-}
-
-/*
- * Budget from what this lock's recent waits cost (an EWMA of the spin time
- * that ended in an acquisition), between SPIN_MIN_NS and SPIN_MAX_NS.  A
- * wait that outlasts the budget halves the estimate: long holds stop being
- * spun on, short ones are learned back quickly.
- */
-int uspin_spin_bounded(uspin_mutex_t *m, uint32_t tid)
+int uspin_spin(uspin_mutex_t *m, uint32_t tid, enum uspin_spin_kind kind,
+	       uint64_t deadline)
 {
-	uint32_t est = CMM_LOAD_SHARED(m->spin_estimate), seen;
-	uint64_t budget = spin_budget_ns(est);
-	uint64_t start = now_ns(), waited = 0;
+	const struct uspin_setup *s = uspin_setup();
+	uint32_t est = estimate_of(m), v, slot, owner = 0;
+	uint64_t unit = USPIN_ESTIMATE_UNIT, blind, start, end, now;
 	unsigned int backoff = 1;
-	int r;
+	enum spin_end how;
+	int my_cpu = -1;
+
+	blind = spin_budget(est, unit, s->spin_min, s->spin_max, 3);
+	start = uspin_cycles();
+	end = start + (kind == SPIN_OWNER_RUNNING ?
+		       spin_budget(est, unit, s->spin_min, s->user_spin_max, 4) :
+		       blind);
+	if (deadline < end)
+		end = deadline;
+	if (end <= start)
+		return 0;
+	if (!slot_claim(m, start, end, s->user_spin_max, &slot)) {
+		uspin_stats.spin_refused++;
+		return 0;
+	}
+	uspin_stats.spin_phases++;
 
 	for (;;) {
-		r = try_take(m, tid, &seen);
-		if (r > 0) {
-			CMM_STORE_SHARED(m->spin_estimate,
-					 spin_estimate_success(est, waited));
-			return 1;
+		v = CMM_LOAD_SHARED(m->word);
+		if (v == 0) {
+			if (uatomic_cmpxchg(&m->word, 0, tid) == 0) {
+				how = SPIN_ACQUIRED;
+				break;
+			}
+			continue;
 		}
-		if (r < 0)
-			return 0;
+		if (!WORD_TID(v) || CMM_LOAD_SHARED(m->handoff)) {
+			how = SPIN_GAVE_UP;
+			break;
+		}
+		if (kind == SPIN_OWNER_RUNNING && WORD_TID(v) != owner) {
+			uint32_t e = uspin_rs_entry(WORD_TID(v));
+
+			owner = WORD_TID(v);
+			if (e == USPIN_RS_ENTRY_OFF) {
+				how = SPIN_OWNER_OFF;
+				break;
+			}
+			if (e == USPIN_RS_ENTRY_UNKNOWN) {
+				/* Nothing to go on: spin no longer than blind. */
+				if (start + blind < end)
+					end = start + blind;
+			} else {
+				if (my_cpu < 0)
+					my_cpu = sched_getcpu();
+				if ((int)(e - USPIN_RS_ENTRY_CPU0) == my_cpu) {
+					how = SPIN_OWNER_OFF;
+					break;
+				}
+			}
+		} else if (kind == SPIN_OWNER_RUNNING &&
+			   uspin_rs_entry(owner) == USPIN_RS_ENTRY_OFF) {
+			how = SPIN_OWNER_OFF;
+			break;
+		}
 		relax(backoff);
 		backoff = spin_backoff_next(backoff);
-		waited = now_ns() - start;
-		if (waited >= budget)
+		now = uspin_cycles();
+		if (now >= end) {
+			how = now >= deadline ? SPIN_GAVE_UP : SPIN_TIMEOUT;
 			break;
+		}
 	}
-	CMM_STORE_SHARED(m->spin_estimate, spin_estimate_failure(est));
+	slot_release(m, slot);
+
+	now = uspin_cycles() - start;
+	switch (how) {
+	case SPIN_ACQUIRED:
+		uspin_stats.spin_acquired++;
+		uspin_stats.spin_cycles_acquired += now;
+		estimate_store(m, spin_estimate_success(est, now, unit));
+		return 1;
+	case SPIN_TIMEOUT:
+		/* The wait outlasted the budget: learn that holds are long. */
+		estimate_store(m, spin_estimate_failure(est));
+		break;
+	case SPIN_OWNER_OFF:
+		uspin_stats.spin_owner_off++;
+		break;
+	case SPIN_GAVE_UP:
+		break;
+	}
+	uspin_stats.spin_cycles_wasted += now;
 	return 0;
-}
-
-/*
- * Spin while the owner is on a CPU (the running-state provider says so),
- * re-reading the owner whenever the word changes.  Stop as soon as the owner
- * is off its CPU (it cannot release the lock before it runs again: block),
- * or after USER_SPIN_MAX_NS (a long critical section is not worth a CPU).
- * Where the provider cannot tell, behave like SPIN_BOUNDED.
- */
-int uspin_spin_owner_running(uspin_mutex_t *m, uint32_t tid)
-{
-	uint64_t start = 0;
-	unsigned int backoff = 1;
-	uint32_t seen;
-	int r;
-
-	for (;;) {
-		r = try_take(m, tid, &seen);
-		if (r)
-			return r > 0;
-		switch (uspin_rs_query(WORD_TID(seen))) {
-		case USPIN_RS_OFF:
-			return 0;
-		case USPIN_RS_UNKNOWN:
-			return uspin_spin_bounded(m, tid);
-		case USPIN_RS_ON:
-			break;
-		}
-		relax(backoff);
-		backoff = spin_backoff_next(backoff);
-		if (!start)
-			start = now_ns();
-		else if (now_ns() - start >= USER_SPIN_MAX_NS)
-			return 0;
-	}
 }

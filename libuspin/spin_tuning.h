@@ -1,40 +1,62 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * spin_tuning.h - the numbers behind the spin phases and the rule that
- * learns SPIN_BOUNDED's budget; pure functions, unit-tested.
+ * spin_tuning.h - the rules behind the spin phases, as pure functions of
+ * cycles (the time base of cycles.h) so that the tests can check them.
+ *
+ * A futex sleep plus wake-up costs a few microseconds; spinning much longer
+ * than that cannot pay off (the classic 2-competitive bound), so a bounded
+ * spin stays within [spin_min, spin_max] (2-40 us).  When the owner is
+ * known to be on a CPU the spin may be longer, up to user_spin_max
+ * (200 us): a long critical section still blocks.
+ *
+ * Both budgets follow what this mutex's recent waits cost: an estimate
+ * (an EWMA, 1/8, of the spin time that ended in an acquisition) kept in
+ * the mutex in units of USPIN_ESTIMATE_UNIT cycles; a spin that outlasts
+ * its budget halves the estimate, so long holds stop being spun on within
+ * a few acquisitions and short ones are learned back quickly.
  */
 #ifndef USPIN_SPIN_TUNING_H
 #define USPIN_SPIN_TUNING_H
 
 #include <stdint.h>
 
-/*
- * A futex sleep plus wake-up costs a few microseconds; spinning much longer
- * than that cannot pay off (the classic 2-competitive bound), so the bounded
- * spin stays within [SPIN_MIN_NS, SPIN_MAX_NS].
- */
-#define SPIN_MIN_NS		2000u
-#define SPIN_MAX_NS		40000u
-/* Owner on a CPU: spin longer, but a long critical section still blocks. */
-#define USER_SPIN_MAX_NS	200000u
-/* Backoff between reads, in cpu_relax() calls. */
+/* Backoff between reads of the word, in cpu_relax() calls. */
 #define SPIN_BACKOFF_MAX	64u
 
-static inline uint64_t spin_budget_ns(uint32_t estimate)
-{
-	uint64_t b = SPIN_MIN_NS + 3ull * estimate;
+/* Estimates are stored in 16 bits of units. */
+#define SPIN_ESTIMATE_MAX	0xffffu
 
-	return b > SPIN_MAX_NS ? SPIN_MAX_NS : b;
+static inline uint64_t spin_clamp(uint64_t v, uint64_t lo, uint64_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* EWMA (1/8) of the waits that ended in an acquisition. */
-static inline uint32_t spin_estimate_success(uint32_t est, uint64_t waited)
+/*
+ * Budget: min + slope x the estimate, at most max.  Blind spinning
+ * (SPIN_BOUNDED) uses slope 3 and max = spin_max; spinning on an owner
+ * known to run uses slope 4 and max = user_spin_max.  Either way a wait
+ * of up to slope x the estimate is seen through, so the estimate can grow
+ * towards the waits this mutex really has.
+ */
+static inline uint64_t spin_budget(uint32_t est, uint64_t unit, uint64_t min,
+				   uint64_t max, unsigned int slope)
 {
-	int64_t e = (int64_t)est + ((int64_t)waited - (int64_t)est) / 8;
+	return spin_clamp(min + (uint64_t)slope * est * unit, min, max);
+}
+
+/*
+ * EWMA (1/8) of the waits that ended in an acquisition, in units; the
+ * step rounds away from zero so the estimate reaches a steady wait.
+ */
+static inline uint32_t spin_estimate_success(uint32_t est, uint64_t waited,
+					     uint64_t unit)
+{
+	int64_t w = (int64_t)(waited / unit), d = w - (int64_t)est;
+	int64_t e = (int64_t)est + (d > 0 ? d + 7 : d - 7) / 8;
 
 	if (e < 0)
 		e = 0;
-	return e > SPIN_MAX_NS ? SPIN_MAX_NS : (uint32_t)e;
+	return e > SPIN_ESTIMATE_MAX ? SPIN_ESTIMATE_MAX : (uint32_t)e;
 }
 
 static inline uint32_t spin_estimate_failure(uint32_t est)

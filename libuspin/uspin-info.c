@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * uspin-info - what the running kernel offers libuspin, and what each
- * policy does with it.
+ * uspin-info - what the running kernel offers libuspin, what each policy
+ * does with it, and how to get more.  See uspin-info(1).
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,9 +10,17 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: uspin-info [-h]\n"
-		   "Reports FUTEX_LOCK, FUTEX_LOCK_ADAPTIVE, the running-state provider\n"
-		   "and the policy USPIN_POLICY_AUTO resolves to on this kernel.\n");
+	fprintf(f,
+		"usage: uspin-info [-h]\n"
+		"Reports what libuspin found when this process started: the\n"
+		"kernel's FUTEX_LOCK ops, the running-state provider and how many\n"
+		"TIDs it covers, the CPUs this process may use, the spin time base,\n"
+		"and the policy USPIN_POLICY_AUTO resolves to.\n");
+}
+
+static const char *yes_no(int v, const char *yes, const char *no)
+{
+	return v ? yes : no;
 }
 
 int main(int argc, char **argv)
@@ -30,16 +38,34 @@ int main(int argc, char **argv)
 		fprintf(stderr, "uspin-info: query failed\n");
 		return 1;
 	}
-	printf("FUTEX_LOCK:           %s\n", info.futex_lock ? "present" : "absent");
+	printf("FUTEX_LOCK:           %s\n", yes_no(info.futex_lock, "present", "absent"));
 	printf("FUTEX_LOCK_ADAPTIVE:  %s\n",
-	       info.futex_lock_adaptive ? "present" : "absent");
+	       yes_no(info.futex_lock_adaptive, "present", "absent"));
+	printf("FUTEX_UNLOCK:         %s\n",
+	       yes_no(info.futex_unlock, "present", "absent"));
 	printf("running-state:        %s\n", info.running_state);
+	if (*info.running_state_detail)
+		printf("  %s\n", info.running_state_detail);
+	if (strcmp(info.running_state, "none") != 0) {
+		printf("  covers TIDs below %u; kernel.pid_max is %u\n",
+		       info.rs_entries, info.pid_max);
+		if (info.pid_max && info.rs_entries < info.pid_max)
+			printf("  warning: TIDs from %u up read UNKNOWN (spinning on their owners is blind)\n",
+			       info.rs_entries);
+	}
 	printf("robust list:          %s\n",
-	       info.robust_list ? "joined (glibc's)" : "unavailable");
-	printf("CPUs online:          %u\n", info.ncpus);
+	       yes_no(info.robust_list, "joined (glibc's)", "unavailable"));
+	printf("CPUs usable:          %u\n", info.ncpus);
+	printf("spin time base:       %llu cycles/us (%s)\n",
+	       (unsigned long long)info.cycles_per_us,
+	       yes_no(info.cycles_calibrated, "measured", "reported or nominal"));
 	printf("slow path:            %s\n",
-	       info.futex_lock ? "FUTEX_LOCK" : "FUTEX_WAIT/FUTEX_WAKE fallback");
+	       info.blocks_in_futex_lock ? "FUTEX_LOCK" :
+	       info.futex_lock ? "FUTEX_WAIT/FUTEX_WAKE (USPIN_WAIT=futex-wait)" :
+				 "FUTEX_WAIT/FUTEX_WAKE fallback");
 	printf("auto policy:          %s%s\n", uspin_policy_name(info.auto_policy),
 	       info.policy_overridden ? " (set by USPIN_POLICY)" : "");
+	if (!info.setup_done)
+		printf("setup:                not done (mutexes behave as block)\n");
 	return 0;
 }

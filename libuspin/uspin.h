@@ -28,16 +28,15 @@ extern "C" {
 typedef struct uspin_mutex {
 	uint32_t word;		/*  0: owner TID | OWNER_DIED | WAITERS */
 	uint32_t count;		/*  4: recursion depth (drop-in only) */
-	uint32_t flags;		/*  8: policy | USPIN_* flags | state */
-	uint16_t spinners;	/* 12: threads in a spin phase now */
-	uint16_t spin_estimate;	/* 14: learned spin length, 256-cycle units */
+	uint32_t flags;		/*  8: policy, USPIN_* flags, state, learned spin */
+	uint32_t spinner;	/* 12: when the current spinner stops */
 	int32_t kind;		/* 16: pthread kind (drop-in only) */
 	uint32_t handoff;	/* 20: TID of a starving waiter, or 0 */
 	void *robust_prev;	/* 24: robust list node (robust mutexes) */
 	void *robust_next;	/* 32 */
 } uspin_mutex_t;
 
-#define USPIN_MUTEX_INITIALIZER { 0, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define USPIN_MUTEX_INITIALIZER { 0, 0, 0, 0, 0, 0, 0, 0 }
 
 enum uspin_policy {
 	USPIN_POLICY_AUTO,		/* the best the running kernel offers */
@@ -76,6 +75,8 @@ struct uspin_info {
 	int futex_lock;			/* FUTEX_LOCK available */
 	int futex_lock_adaptive;	/* FUTEX_LOCK_ADAPTIVE available */
 	int futex_unlock;		/* FUTEX_UNLOCK (handoff) available */
+	int blocks_in_futex_lock;	/* mutexes wait with FUTEX_LOCK (else
+					   FUTEX_WAIT: stock kernel, USPIN_WAIT) */
 	int robust_list;		/* robust mutexes join the robust list */
 	const char *running_state;	/* provider: "vdso", "rseq", "bpf", "none" */
 	const char *running_state_detail; /* provider's own line, or "" */

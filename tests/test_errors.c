@@ -13,12 +13,17 @@ START_TEST(init_rejects_unknown_flags)
 {
 	uspin_mutex_t m;
 
-	ck_assert_int_eq(uspin_mutex_init(&m, 0x200), EINVAL);
+	ck_assert_int_eq(uspin_mutex_init(&m, 0x400), EINVAL);
+	ck_assert_int_eq(uspin_mutex_init(&m, 0x10000), EINVAL);
+	ck_assert_int_eq(uspin_mutex_init(&m, 0x80000000u), EINVAL);
 	ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_COUNT), EINVAL);
 	ck_assert_int_eq(uspin_mutex_init(&m, 0xf), EINVAL);
 	ck_assert_int_eq(uspin_mutex_init(NULL, 0), EINVAL);
 	ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_USER_ADAPTIVE |
 					     USPIN_PROCESS_SHARED), 0);
+	ck_assert_int_eq(uspin_mutex_init(&m, USPIN_ROBUST), 0);
+	ck_assert_int_eq(uspin_mutex_init(&m, USPIN_PROCESS_SHARED |
+					     USPIN_ROBUST), 0);
 	ck_assert_ptr_null(uspin_policy_name((enum uspin_policy)7));
 	ck_assert_str_eq(uspin_policy_name(USPIN_POLICY_KERNEL_ADAPTIVE),
 			 "kernel-adaptive");

@@ -2,6 +2,8 @@
 /*
  * test_main.c - runs libuspin's Check suites (host and guest alike).
  * Usage: test-uspin [SUITE...]   (default: all)
+ * Helper modes the suites run in a child: test-uspin --info (test_setup.c),
+ * test-uspin --hold-robust FD (test_process.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +19,9 @@ static const struct {
 	{ "stress", suite_stress },
 	{ "shared", suite_shared },
 	{ "policy", suite_policy },
+	{ "setup", suite_setup },
+	{ "process", suite_process },
+	{ "fairness", suite_fairness },
 	{ "vdso-sym", suite_vdso_sym },
 	{ "running-state", suite_running_state },
 };
@@ -26,6 +31,11 @@ int main(int argc, char **argv)
 	size_t n = sizeof(suites) / sizeof(suites[0]), i;
 	SRunner *sr = NULL;
 	int failed, a;
+
+	if (argc == 2 && strcmp(argv[1], "--info") == 0)
+		return test_setup_info_main();
+	if (argc == 3 && strcmp(argv[1], "--hold-robust") == 0)
+		return test_process_hold_robust_main(argv[2]);
 
 	for (i = 0; i < n; i++) {
 		int wanted = argc < 2;

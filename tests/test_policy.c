@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * test_policy.c - USPIN_POLICY, what AUTO resolves to, the fallback matrix,
- * the running-state provider seam and the spin-budget rule.
+ * test_policy.c - what AUTO resolves to, the fallback matrix, the spin
+ * budget rules, and the BLOCK behaviour before setup.  (What the
+ * environment changes is in test_setup.c.)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,42 +13,6 @@
 #include "spin_tuning.h"
 #include "test_util.h"
 #include "uspin_testing.h"
-
-/* Each Check test runs in a fresh child, so the probe sees our setenv. */
-START_TEST(env_overrides_auto)
-{
-	struct uspin_info info;
-
-	setenv("USPIN_POLICY", "block", 1);
-	ck_assert_int_eq(uspin_query(&info), 0);
-	ck_assert_int_eq(info.auto_policy, USPIN_POLICY_BLOCK);
-	ck_assert(info.policy_overridden);
-}
-END_TEST
-
-START_TEST(env_bad_value_keeps_auto)
-{
-	struct uspin_info info;
-
-	setenv("USPIN_POLICY", "fastest-please", 1);
-	ck_assert_int_eq(uspin_query(&info), 0);
-	ck_assert(!info.policy_overridden);
-	ck_assert_int_ne(info.auto_policy, USPIN_POLICY_AUTO);
-}
-END_TEST
-
-START_TEST(env_does_not_touch_explicit_policies)
-{
-	uspin_mutex_t m;
-
-	setenv("USPIN_POLICY", "block", 1);
-	ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_SPIN_BOUNDED), 0);
-	if (uspin_caps()->ncpus > 1)
-		ck_assert_int_eq(uspin_plan_for(&m).spin, SPIN_BOUNDED);
-	ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_AUTO), 0);
-	ck_assert_int_eq(uspin_plan_for(&m).spin, SPIN_NONE);
-}
-END_TEST
 
 START_TEST(auto_is_the_best_on_offer)
 {
@@ -89,7 +54,7 @@ START_TEST(stock_kernel_fallback_matrix)
 		ck_assert_int_eq(uspin_mutex_init(&m, want[i].policy), 0);
 		plan = uspin_plan_for(&m);
 		ck_assert_int_eq(plan.wait, WAIT_FUTEX_WAIT);
-		ck_assert_int_eq(plan.spin, uspin_caps()->ncpus > 1 ?
+		ck_assert_int_eq(plan.spin, uspin_setup()->ncpus > 1 ?
 					    want[i].spin : SPIN_NONE);
 	}
 }
@@ -98,7 +63,7 @@ END_TEST
 /* The column of the running kernel: FUTEX_LOCK is used where it exists. */
 START_TEST(kernel_ops_used_when_present)
 {
-	const struct uspin_caps *c = uspin_caps();
+	const struct uspin_setup *c = uspin_setup();
 	uspin_mutex_t m;
 
 	ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_BLOCK), 0);
@@ -111,47 +76,59 @@ START_TEST(kernel_ops_used_when_present)
 }
 END_TEST
 
-START_TEST(provider_none_answers_unknown)
-{
-	setenv("USPIN_RS_PROVIDER", "none", 1);
-	ck_assert_str_eq(uspin_running_state_init(), "none");
-	ck_assert_int_eq(uspin_rs_query(test_gettid()), USPIN_RS_UNKNOWN);
-	ck_assert_int_eq(uspin_rs_query(0), USPIN_RS_UNKNOWN);
-	ck_assert_int_eq(uspin_rs_query(0xffffffffu), USPIN_RS_UNKNOWN);
-}
-END_TEST
-
-START_TEST(provider_unknown_name_falls_back_to_none)
-{
-	setenv("USPIN_RS_PROVIDER", "crystal-ball", 1);
-	ck_assert_str_eq(uspin_running_state_init(), "none");
-}
-END_TEST
-
+/* The rules of spin_tuning.h, in cycles (2 GHz-ish numbers). */
 START_TEST(spin_budget_rule)
 {
+	const uint64_t unit = USPIN_ESTIMATE_UNIT, min = 4000, max = 80000;
+	const uint64_t user_max = 400000;
 	uint32_t est = 0;
 	int i;
 
-	ck_assert_uint_eq(spin_budget_ns(0), SPIN_MIN_NS);
-	ck_assert_uint_eq(spin_budget_ns(UINT32_MAX), SPIN_MAX_NS);
-	/* Learns a steady wait of 4 us ... */
+	ck_assert_uint_eq(spin_budget(0, unit, min, max, 3), min);
+	ck_assert_uint_eq(spin_budget(SPIN_ESTIMATE_MAX, unit, min, max, 3), max);
+	ck_assert_uint_eq(spin_budget(SPIN_ESTIMATE_MAX, unit, min, user_max, 4),
+			  user_max);
+	/* Learns a steady wait of 8,000 cycles ... */
 	for (i = 0; i < 100; i++)
-		est = spin_estimate_success(est, 4000);
-	ck_assert_uint_ge(est, 3900);
-	ck_assert_uint_le(est, 4000);
-	ck_assert_uint_gt(spin_budget_ns(est), 4000);
+		est = spin_estimate_success(est, 8000, unit);
+	ck_assert_uint_ge(est * unit, 7000);
+	ck_assert_uint_le(est * unit, 8000);
+	ck_assert_uint_gt(spin_budget(est, unit, min, max, 3), 8000);
+	/* ... an informed spin allows more for the same estimate ... */
+	ck_assert_uint_gt(spin_budget(est, unit, min, user_max, 4),
+			  spin_budget(est, unit, min, max, 3));
 	/* ... backs off geometrically when waits outlast the budget ... */
 	for (i = 0; i < 20; i++)
 		est = spin_estimate_failure(est);
 	ck_assert_uint_eq(est, 0);
-	ck_assert_uint_eq(spin_budget_ns(est), SPIN_MIN_NS);
-	/* ... and never learns beyond the cap. */
+	ck_assert_uint_eq(spin_budget(est, unit, min, max, 3), min);
+	/* ... and never learns beyond what 16 bits hold. */
 	for (i = 0; i < 200; i++)
-		est = spin_estimate_success(est, 10000000);
-	ck_assert_uint_le(est, SPIN_MAX_NS);
+		est = spin_estimate_success(est, 1ull << 40, unit);
+	ck_assert_uint_le(est, SPIN_ESTIMATE_MAX);
 	ck_assert_uint_eq(spin_backoff_next(SPIN_BACKOFF_MAX), SPIN_BACKOFF_MAX);
 	ck_assert_uint_eq(spin_backoff_next(1), 2);
+}
+END_TEST
+
+/* Before setup (a static binary locking from its own constructor). */
+START_TEST(before_setup_every_mutex_blocks)
+{
+	uspin_mutex_t m;
+	int p;
+
+	uspin_setup_state.done = 0;
+	for (p = 0; p < USPIN_POLICY_COUNT; p++) {
+		struct uspin_plan plan;
+
+		ck_assert_int_eq(uspin_mutex_init(&m, (unsigned int)p), 0);
+		plan = uspin_plan_for(&m);
+		ck_assert_int_eq(plan.spin, SPIN_NONE);
+		ck_assert_int_eq(plan.wait, WAIT_FUTEX_WAIT);
+		ck_assert_int_eq(uspin_mutex_lock(&m), 0);
+		ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
+	}
+	uspin_setup_state.done = 1;
 }
 END_TEST
 
@@ -160,15 +137,11 @@ Suite *suite_policy(void)
 	Suite *s = suite_create("policy");
 	TCase *tc = tcase_create("policy");
 
-	tcase_add_test(tc, env_overrides_auto);
-	tcase_add_test(tc, env_bad_value_keeps_auto);
-	tcase_add_test(tc, env_does_not_touch_explicit_policies);
 	tcase_add_test(tc, auto_is_the_best_on_offer);
 	tcase_add_test(tc, stock_kernel_fallback_matrix);
 	tcase_add_test(tc, kernel_ops_used_when_present);
-	tcase_add_test(tc, provider_none_answers_unknown);
-	tcase_add_test(tc, provider_unknown_name_falls_back_to_none);
 	tcase_add_test(tc, spin_budget_rule);
+	tcase_add_test(tc, before_setup_every_mutex_blocks);
 	suite_add_tcase(s, tc);
 	return s;
 }

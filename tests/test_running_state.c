@@ -4,7 +4,8 @@
  * provider (vdso in the patched guest, bpf on a stock host), whichever
  * uspin_running_state_init() attached.
  *
- * With no provider the tests print "SKIP: ..." and pass, unless
+ * With no provider attached the suite holds no test and prints one
+ * "SKIP: running-state: ..." line (nothing is counted as passed), unless
  * USPIN_RS_REQUIRE names the provider that must be active (vm-check and
  * check-bpf set it), in which case a missing provider fails.
  */
@@ -22,21 +23,13 @@
 
 #define OFF_WITHIN_NS	(50 * 1000000LL)	/* "a few ms", TCG slack */
 
-/* 1 if a provider is active; 0 (and a SKIP line) if the test must skip. */
-static int provider_or_skip(const char *test)
+/* With USPIN_RS_REQUIRE set, the provider it names must be the one attached. */
+START_TEST(required_provider_is_attached)
 {
-	const char *want = getenv("USPIN_RS_REQUIRE");
-	const char *p = uspin_running_state_init();
-
-	if (want && *want)
-		ck_assert_str_eq(p, want);
-	if (strcmp(p, "none") == 0) {
-		printf("SKIP: running-state/%s: no running-state provider attached\n",
-		       test);
-		return 0;
-	}
-	return 1;
+	ck_assert_str_eq(uspin_running_state_provider(),
+			 getenv("USPIN_RS_REQUIRE"));
 }
+END_TEST
 
 /* Wait until @tid reads @want; return the ns it took, or -1 on timeout. */
 static int64_t wait_for_state(uint32_t tid, enum uspin_rs_answer want,
@@ -95,8 +88,6 @@ START_TEST(busy_thread_reads_on)
 	struct timespec d = { 0, 200000000 };
 	pthread_t t;
 
-	if (!provider_or_skip("busy"))
-		return;
 	ck_assert_int_eq(pthread_create(&t, NULL, busy_self_sampler, &b), 0);
 	nanosleep(&d, NULL);
 	b.stop = 1;
@@ -142,8 +133,6 @@ START_TEST(sleeping_thread_reads_off)
 	pthread_t t;
 	int64_t took;
 
-	if (!provider_or_skip(_i ? "futex-wait" : "nanosleep"))
-		return;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = ignore;
 	sigaction(SIGUSR2, &sa, NULL);
@@ -200,8 +189,6 @@ START_TEST(stopped_process_reads_off_and_back_on)
 	pid_t pid;
 	int status;
 
-	if (!provider_or_skip("sigstop"))
-		return;
 	seen = mmap(NULL, sizeof(*seen), PROT_READ | PROT_WRITE,
 		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ck_assert_ptr_ne((void *)seen, MAP_FAILED);
@@ -236,8 +223,6 @@ END_TEST
 
 START_TEST(out_of_range_reads_unknown)
 {
-	if (!provider_or_skip("out-of-range"))
-		return;
 	ck_assert_int_eq(uspin_rs_query(uspin_rs_view.nr_entries), USPIN_RS_UNKNOWN);
 	ck_assert_int_eq(uspin_rs_query(0x3fffffff), USPIN_RS_UNKNOWN);
 	ck_assert_int_eq(uspin_rs_query(0xffffffffu), USPIN_RS_UNKNOWN);
@@ -251,8 +236,6 @@ START_TEST(store_into_mapping_is_sigsegv)
 	pid_t pid;
 	int status;
 
-	if (!provider_or_skip("read-only"))
-		return;
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
@@ -283,8 +266,6 @@ START_TEST(fork_and_exec_keep_the_mapping)
 	pid_t pid;
 	int status;
 
-	if (!provider_or_skip("fork-exec"))
-		return;
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0)
@@ -370,8 +351,6 @@ START_TEST(user_adaptive_does_not_burn_cpu_when_oversubscribed)
 	long n = test_scaled(2000);
 	struct cost block, ua;
 
-	if (!provider_or_skip("oversubscribed"))
-		return;
 	block = run_oversub(USPIN_POLICY_BLOCK, n);
 	ua = run_oversub(USPIN_POLICY_USER_ADAPTIVE, n);
 	printf("running-state/oversubscribed: per acquisition, block %.0f ns CPU %.3f invol. switches; user-adaptive %.0f ns CPU %.3f invol. switches\n",
@@ -393,6 +372,13 @@ Suite *suite_running_state(void)
 	if (getenv("USPIN_TEST_RS_SELF_CHECK"))
 		exit(self_check_after_exec());
 	tcase_set_timeout(tc, 300);
+	if (getenv("USPIN_RS_REQUIRE") && *getenv("USPIN_RS_REQUIRE")) {
+		tcase_add_test(tc, required_provider_is_attached);
+	} else if (strcmp(uspin_running_state_provider(), "none") == 0) {
+		printf("SKIP: running-state: no running-state provider attached (8 checks not run)\n");
+		suite_add_tcase(s, tc);
+		return s;
+	}
 	tcase_add_test(tc, busy_thread_reads_on);
 	tcase_add_loop_test(tc, sleeping_thread_reads_off, 0, 2);
 	tcase_add_test(tc, stopped_process_reads_off_and_back_on);

@@ -27,7 +27,8 @@ static struct shared_area *map_area(unsigned int flags)
 				     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
 	ck_assert_ptr_ne(a, MAP_FAILED);
-	ck_assert_int_eq(uspin_mutex_init(&a->m, flags | USPIN_PROCESS_SHARED), 0);
+	ck_assert_int_eq(uspin_mutex_init(&a->m, flags | USPIN_PROCESS_SHARED |
+					  USPIN_ROBUST), 0);
 	return a;
 }
 

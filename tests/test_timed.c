@@ -18,17 +18,42 @@ START_TEST(clocklock_rejects_bad_arguments)
 {
 	uspin_mutex_t m;
 	struct timespec ts = { 0, 0 };
+	struct holder h;
 
 	ck_assert_int_eq(uspin_mutex_init(&m, 0), 0);
 	ck_assert_int_eq(uspin_mutex_clocklock(&m, CLOCK_PROCESS_CPUTIME_ID, &ts),
 			 EINVAL);
 	ck_assert_int_eq(uspin_mutex_clocklock(&m, (clockid_t)12345, &ts), EINVAL);
+	ck_assert_int_eq(uspin_mutex_clocklock(NULL, CLOCK_MONOTONIC, &ts), EINVAL);
+	ck_assert_uint_eq(m.word, 0);	/* nothing taken on the way */
+	/* Held by another thread: the call would block, so EINVAL. */
+	holder_start(&h, &m);
 	ts.tv_nsec = NSEC_PER_SEC;
 	ck_assert_int_eq(uspin_mutex_timedlock(&m, &ts), EINVAL);
 	ts.tv_nsec = -1;
 	ck_assert_int_eq(uspin_mutex_clocklock(&m, CLOCK_MONOTONIC, &ts), EINVAL);
 	ck_assert_int_eq(uspin_mutex_timedlock(&m, NULL), EINVAL);
-	ck_assert_uint_eq(m.word, 0);	/* nothing taken on the way */
+	holder_stop(&h);
+	ck_assert_uint_eq(m.word, 0);
+}
+END_TEST
+
+/* POSIX: a bad abstime is an error only if the call would have blocked. */
+START_TEST(bad_abstime_on_a_free_lock_takes_it)
+{
+	uspin_mutex_t m;
+	struct timespec bad = { 0, NSEC_PER_SEC }, negative_ns = { 5, -1 };
+
+	ck_assert_int_eq(uspin_mutex_init(&m, 0), 0);
+	ck_assert_int_eq(uspin_mutex_timedlock(&m, &bad), 0);
+	ck_assert_uint_eq(m.word, test_gettid());
+	/* Our own lock again: EDEADLK, whatever abstime says (as glibc). */
+	ck_assert_int_eq(uspin_mutex_timedlock(&m, &bad), EDEADLK);
+	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
+	ck_assert_int_eq(uspin_mutex_clocklock(&m, CLOCK_MONOTONIC, &negative_ns), 0);
+	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
+	ck_assert_int_eq(uspin_mutex_timedlock(&m, NULL), 0);
+	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
 }
 END_TEST
 
@@ -169,6 +194,7 @@ Suite *suite_timed(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, clocklock_rejects_bad_arguments);
+	tcase_add_test(tc, bad_abstime_on_a_free_lock_takes_it);
 	tcase_add_test(tc, past_deadline_on_free_lock_succeeds);
 	tcase_add_loop_test(tc, deadline_is_honoured_not_early, 0,
 			    NR_POLICIES * 2);

@@ -105,6 +105,13 @@ Suite *suite_timed(void);
 Suite *suite_stress(void);
 Suite *suite_shared(void);
 Suite *suite_policy(void);
+Suite *suite_setup(void);
+Suite *suite_process(void);
+Suite *suite_fairness(void);
+
+/* Helper modes of test-uspin (see test_main.c). */
+int test_setup_info_main(void);
+int test_process_hold_robust_main(const char *fd);
 Suite *suite_vdso_sym(void);
 Suite *suite_running_state(void);
 

@@ -1,12 +1,12 @@
 # vdso/bpf.mk: the BPF running-state provider for stock kernels.
 #
-# Always built: vdso/provider_bpf.c (the uspin-stated client; sockets and
-# mmap only, no libbpf).  Built where BTF, clang, bpftool and libbpf are
-# present: the CO-RE program and its skeleton, the loader (rs_load.c: in
-# libuspin, reached by the provider through a weak reference, so static
-# links of libuspin.a need no libbpf), uspin-stated, test-bpf and the
-# ping-pong bench.  Elsewhere `make` still succeeds and check-bpf reports
-# itself skipped with the reason.  USPIN_NO_BPF=1 forces the latter.
+# Always built: vdso/provider_bpf.c, in libuspin (the uspin-stated client:
+# sockets and mmap only -- libuspin links libc alone and never loads BPF).
+# Built where BTF, clang, bpftool and libbpf are present: the CO-RE
+# program and its skeleton, the loader (rs_load.c), and the programs that
+# load: uspin-stated (the opt-in), test-bpf and the bpf-pingpong bench.
+# Elsewhere `make` still succeeds and check-bpf reports itself skipped
+# with the reason.  USPIN_NO_BPF=1 forces the latter.
 
 DEB_PACKAGES += libbpf-dev bpftool clang libelf-dev zlib1g-dev
 
@@ -17,7 +17,8 @@ BPF_DIR     := $(BUILD)/bpf
 # This fragment is read before libuspin/ and tests/ define their variables:
 # prerequisites name those files by path, recipes may use the variables.
 BPF_SKEL    := $(BPF_DIR)/running_state.skel.h
-RS_LOAD_O   := $(BUILD)/obj/vdso/bpf/rs_load.o
+# Not RS_LOAD_O: nothing outside this fragment links the loader any more.
+BPF_LOADER_O := $(BUILD)/obj/vdso/bpf/rs_load.o
 USPIN_STATED := $(BUILD)/uspin-stated
 TEST_BPF    := $(BUILD)/test-bpf
 PINGPONG    := $(BUILD)/bpf-pingpong
@@ -30,18 +31,15 @@ BPF_MISSING := $(strip \
   $(if $(shell command -v $(BPFTOOL) 2>/dev/null),,no bpftool;) \
   $(if $(shell pkg-config --exists libbpf 2>/dev/null && echo y),,no libbpf (libbpf-dev);))
 
+MAN_PAGES += vdso/stated/uspin-stated.8
 LIB_SRCS += vdso/provider_bpf.c
 $(BUILD)/obj/vdso/provider_bpf.o: vdso/bpf/rs_layout.h vdso/stated/proto.h
 
-.PHONY: check-bpf bench-bpf-switch install-bpf
+.PHONY: check-bpf bench-bpf-switch bench-bpf-stated install-bpf
 host-check: check-bpf
 
 ifeq ($(BPF_MISSING),)
-LIB_SRCS   += vdso/bpf/rs_load.c
-LIB_LDLIBS += $(shell pkg-config --libs libbpf)
-# The host uspin-info loads the program itself when run as root with no
-# helper, like libuspin.so does: pull the weakly referenced loader in.
-USPIN_INFO_LDLIBS := -Wl,--undefined=uspin_bpf_self_load $(LIB_LDLIBS)
+BPF_LDLIBS := $(shell pkg-config --libs libbpf)
 BPF_TARGETS := $(USPIN_STATED) $(TEST_BPF) $(PINGPONG)
 TEST_BPF_SRCS := $(wildcard tests/bpf/*.c)
 BPF_CFLAGS := -target bpf -mcpu=v3 -g -O2 -Wall -Wextra -Wno-unused-parameter -Werror \
@@ -61,26 +59,34 @@ $(BPF_DIR)/running_state.bpf.o: vdso/bpf/running_state.bpf.c vdso/bpf/rs_layout.
 $(BPF_SKEL): $(BPF_DIR)/running_state.bpf.o
 	$(BPFTOOL) gen skeleton $< name running_state_bpf > $@.tmp && mv $@.tmp $@
 
-$(RS_LOAD_O): $(BPF_SKEL) vdso/bpf/rs_load.h vdso/bpf/rs_layout.h
-$(RS_LOAD_O): CPPFLAGS += -I$(BPF_DIR)
+$(BPF_LOADER_O): vdso/bpf/rs_load.c $(BPF_SKEL) vdso/bpf/rs_load.h vdso/bpf/rs_layout.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -I$(BPF_DIR) $(CFLAGS) -c -o $@ $<
 
-$(USPIN_STATED): vdso/stated/uspin-stated.c vdso/stated/proto.h $(RS_LOAD_O)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(RS_LOAD_O) $(LIB_LDLIBS)
+$(USPIN_STATED): vdso/stated/uspin-stated.c vdso/stated/proto.h vdso/bpf/rs_load.h \
+		 vdso/bpf/rs_layout.h $(BPF_LOADER_O)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BPF_LOADER_O) $(BPF_LDLIBS)
 
-# rs_load.o is named explicitly: the tests exercise the self-load path.
-$(TEST_BPF): $(TEST_BPF_SRCS) tests/bpf/test_bpf.h $(RS_LOAD_O) $(BUILD)/libuspin.a
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests -o $@ $(TEST_BPF_SRCS) $(RS_LOAD_O) \
-	  $(LIBUSPIN_A) $(LIB_LDLIBS) $(CHECK_LIBS) -pthread
+# test-bpf links libbpf for its own checks (program ids, BPF stats), never
+# to give libuspin a loader.
+$(TEST_BPF): $(TEST_BPF_SRCS) tests/bpf/test_bpf.h vdso/stated/proto.h $(BUILD)/libuspin.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests -o $@ $(TEST_BPF_SRCS) \
+	  $(BUILD)/libuspin.a $(BPF_LDLIBS) $(CHECK_LIBS) -pthread
 
-$(PINGPONG): vdso/pingpong.c $(RS_LOAD_O) $(BUILD)/libuspin.a
-	$(CC) $(CPPFLAGS) -DUSPIN_PINGPONG_BPF $(CFLAGS) -o $@ $< $(RS_LOAD_O) \
-	  $(LIBUSPIN_A) $(LIB_LDLIBS) -pthread
+$(PINGPONG): vdso/pingpong.c $(BPF_LOADER_O) $(BUILD)/libuspin.a
+	$(CC) $(CPPFLAGS) -DUSPIN_PINGPONG_BPF $(CFLAGS) -o $@ $< $(BPF_LOADER_O) \
+	  $(BUILD)/libuspin.a $(BPF_LDLIBS) -pthread
 
-check-bpf: $(TEST_BPF) $(USPIN_STATED) $(BUILD)/uspin-info $(BUILD)/test-uspin
+check-bpf: $(TEST_BPF) $(USPIN_STATED) $(BUILD)/uspin-info $(BUILD)/test-uspin $(BUILD)/libuspin.so
 	@tests/bpf/run-check-bpf.sh $(BUILD)
 
 bench-bpf-switch: $(PINGPONG)
 	$(PINGPONG) --toggle bpf -r 7
+
+# Attach latency (idle and with 200 silent connections), query cost and
+# the programs' own run time, against a private helper.  Root.
+bench-bpf-stated: $(TEST_BPF) $(USPIN_STATED)
+	@tests/bpf/run-check-bpf.sh $(BUILD) measure
 
 install-bpf: $(USPIN_STATED)
 	install -d $(DESTDIR)$(PREFIX)/sbin
@@ -89,6 +95,6 @@ install: install-bpf
 else
 check-bpf:
 	@echo "SKIP: check-bpf: BPF provider not built: $(BPF_MISSING)"
-bench-bpf-switch:
-	@echo "SKIP: bench-bpf-switch: BPF provider not built: $(BPF_MISSING)"
+bench-bpf-switch bench-bpf-stated:
+	@echo "SKIP: $@: BPF provider not built: $(BPF_MISSING)"
 endif

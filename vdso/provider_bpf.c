@@ -1,33 +1,38 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * provider_bpf.c - running state from the BPF program of vdso/bpf/ on a
- * stock kernel.
+ * provider_bpf.c - running state from uspin-stated on a stock kernel.
  *
- * attach: (a) ask uspin-stated (socket at $USPIN_STATED_SOCKET or
- * /run/uspin/stated.sock) for the frozen map and map it PROT_READ; (b) if
- * no helper answers and the process may load tracing programs, load a
- * private copy (uspin_bpf_self_load, in vdso/bpf/rs_load.c); (c) else fail,
- * and the next provider is tried.
+ * Opt-in only: libuspin never loads anything into the kernel.  If an
+ * administrator runs uspin-stated (vdso/stated/), attach() -- once, from
+ * libuspin's setup -- asks it, within USPIN_STATED_CLIENT_TIMEOUT_MS, for
+ * the BPF map and the status page, and maps both read-only:
+ *   - the map: one u32 per TID, encoding 2, stride 1;
+ *   - the status page: its first word is the view's liveness word, held by
+ *     the helper as a robust futex, so every query answers UNKNOWN from
+ *     the moment the helper dies until a new helper takes the same page
+ *     and map over (then this process reads correct entries again without
+ *     doing anything: no IPC ever happens after attach).
+ * No helper: attach fails at once (ENOENT / ECONNREFUSED), the next
+ * provider is tried, and describe() says how to opt in.
  *
- * (b) is reached through a weak reference so that static links of
- * libuspin.a (the VM guest's binaries) need no libbpf: the archive member
- * holding the loader is only pulled in by a program that names it.
- * libuspin.so always contains it.
+ * Socket: $USPIN_STATED_SOCKET (ignored in set-uid/set-gid programs) or
+ * /run/uspin/stated.sock; the listening end must belong to root or to us.
  *
  * The program indexes by global pid; the lock word holds TIDs of the
- * caller's pid namespace.  Outside the initial namespace we do not attach
- * (every query answers UNKNOWN), so a TID is never looked up under another
- * thread's pid.
+ * caller's pid namespace.  Outside the initial namespace we do not attach,
+ * and new_process() drops the view in a fork child that landed in another
+ * namespace, so a TID is never looked up under another thread's pid.
  */
 #include <errno.h>
-#include <linux/capability.h>
+#include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
-#include <sys/time.h>
+#include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "pid_namespace.h"
@@ -35,54 +40,92 @@
 #include "bpf/rs_layout.h"
 #include "stated/proto.h"
 
-extern int uspin_bpf_self_load(struct uspin_rs_view *view)
-	__attribute__((weak));
+/* What attach() found, for describe().  Written once, in setup. */
+static struct {
+	int tried;
+	int err;			/* 0: attached */
+	const char *why;		/* the step that failed */
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	const volatile struct uspin_stated_status *status;
+	uint32_t nr_entries;
+} bpf;
 
-/* CAP_SYS_ADMIN, or CAP_BPF with CAP_PERFMON, is what tp_btf needs. */
-static int may_load_bpf(void)
+static const char *socket_path(void)
 {
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2] = { { 0 } };
-	uint64_t eff;
+	const char *p = secure_getenv(USPIN_STATED_SOCKET_ENV);
 
-	if (syscall(SYS_capget, &hdr, data) != 0)
-		return 0;
-	eff = data[0].effective | (uint64_t)data[1].effective << 32;
-	return (eff >> CAP_SYS_ADMIN & 1) ||
-	       ((eff >> 39 & 1) && (eff >> 38 & 1));	/* CAP_BPF, PERFMON */
+	return p && *p ? p : USPIN_STATED_SOCKET_DEFAULT;
 }
 
-static int connect_helper(const char *path)
+static int64_t mono_ms(void)
 {
-	struct timeval tv = {
-		.tv_sec = USPIN_STATED_CLIENT_TIMEOUT_MS / 1000,
-		.tv_usec = USPIN_STATED_CLIENT_TIMEOUT_MS % 1000 * 1000,
-	};
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait for @events on @fd until @deadline (ms); 0 or a positive errno. */
+static int wait_until(int fd, short events, int64_t deadline)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	int64_t left;
+	int n;
+
+	for (;;) {
+		left = deadline - mono_ms();
+		if (left <= 0)
+			return ETIMEDOUT;
+		n = poll(&p, 1, (int)left);
+		if (n > 0)
+			return 0;
+		if (n < 0 && errno != EINTR)
+			return errno;
+	}
+}
+
+/*
+ * Connect without blocking past @deadline: a listener whose backlog is
+ * full answers EAGAIN to a non-blocking connect (Unix sockets never
+ * complete it asynchronously), so retry every millisecond.
+ */
+static int connect_helper(const char *path, int64_t deadline, int *sock)
+{
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
+	struct timespec ms = { 0, 1000000 };
+	struct ucred cr;
+	socklen_t len = sizeof(cr);
+	int fd, err;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
+		return ENAMETOOLONG;
 	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
-		return -errno;
-	/* A wedged helper costs this process one timeout, once. */
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		int err = -errno;
-
-		close(fd);
-		return err;
+		return errno;
+	while (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		err = errno;
+		if (err == EINTR)
+			continue;
+		if (err != EAGAIN || mono_ms() >= deadline) {
+			close(fd);
+			return err == EAGAIN ? ETIMEDOUT : err;
+		}
+		nanosleep(&ms, NULL);
 	}
-	return fd;
+	/* Who listens: root (the helper) or ourselves, nobody else. */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) != 0 ||
+	    (cr.uid != 0 && cr.uid != getuid())) {
+		close(fd);
+		return EPERM;
+	}
+	*sock = fd;
+	return 0;
 }
 
-/* Receive the reply and at most one fd; close any other fd we are sent. */
-static int recv_reply(int sock, struct uspin_stated_reply *rep, int *map_fd)
+/* Receive the reply and its fds; close any fd beyond the two we expect. */
+static int recv_reply(int sock, int64_t deadline,
+		      struct uspin_stated_reply *rep, int fds[2])
 {
 	union {
 		char buf[CMSG_SPACE(4 * sizeof(int))];
@@ -94,93 +137,181 @@ static int recv_reply(int sock, struct uspin_stated_reply *rep, int *map_fd)
 		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
 	};
 	struct cmsghdr *c;
-	ssize_t n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	ssize_t n;
+	int err, nfds = 0;
 
-	*map_fd = -1;
+	err = wait_until(sock, POLLIN, deadline);
+	if (err)
+		return err;
+	n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 	if (n < 0)
-		return -errno;
+		return errno;
 	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-		int *fds = (int *)CMSG_DATA(c);
-		size_t i, nfds;
+		size_t i, k;
 
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 			continue;
-		nfds = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (i = 0; i < nfds; i++) {
-			if (*map_fd < 0)
-				*map_fd = fds[i];
+		k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < k; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
+			if (nfds < 2)
+				fds[nfds++] = fd;
 			else
-				close(fds[i]);
+				close(fd);
 		}
 	}
-	if (n != sizeof(*rep) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
-		return -EPROTO;
+	if (n != sizeof(*rep) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	    rep->magic != USPIN_STATED_MAGIC || rep->version != USPIN_STATED_VERSION)
+		return EPROTO;
+	if (rep->status != 0)
+		return rep->status < 0 && rep->status > -4096 ? -rep->status : EPROTO;
+	return nfds == 2 && rep->nfds == 2 ? 0 : EPROTO;
+}
+
+/* The status page: a root-owned (or our own) regular file, big enough. */
+static int map_status(int fd, const struct uspin_stated_reply *rep,
+		      const volatile struct uspin_stated_status **out)
+{
+	const volatile struct uspin_stated_status *st;
+	struct stat sb;
+	void *p;
+
+	if (fstat(fd, &sb) != 0)
+		return errno;
+	if (!S_ISREG(sb.st_mode) || (sb.st_uid != 0 && sb.st_uid != getuid()) ||
+	    rep->status_bytes < sizeof(*st) ||
+	    rep->status_bytes % USPIN_STATED_STATUS_BYTES ||
+	    (uint64_t)sb.st_size < rep->status_bytes)
+		return EPROTO;
+	p = mmap(NULL, rep->status_bytes, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return errno;
+	st = p;
+	if (st->magic != USPIN_STATED_STATUS_MAGIC ||
+	    st->version != USPIN_STATED_STATUS_VERSION ||
+	    st->layout != USPIN_BPF_LAYOUT_VERSION ||
+	    st->nr_entries != rep->nr_entries) {
+		munmap(p, rep->status_bytes);
+		return EPROTO;
+	}
+	*out = st;
 	return 0;
 }
 
 static int attach_via_helper(struct uspin_rs_view *view)
 {
-	const char *path = getenv(USPIN_STATED_SOCKET_ENV);
-	struct uspin_stated_req req = {
+	const struct uspin_stated_req req = {
 		.magic = USPIN_STATED_MAGIC,
 		.version = USPIN_STATED_VERSION,
 		.size = sizeof(req),
 	};
+	int64_t deadline = mono_ms() + USPIN_STATED_CLIENT_TIMEOUT_MS;
+	const volatile struct uspin_stated_status *st = NULL;
 	struct uspin_stated_reply rep;
-	int sock, map_fd = -1, err;
-	void *p;
+	int sock = -1, fds[2] = { -1, -1 }, err;
+	void *map;
 
-	sock = connect_helper(path && *path ? path : USPIN_STATED_SOCKET_DEFAULT);
-	if (sock < 0)
-		return -sock;
-	if (send(sock, &req, sizeof(req), MSG_NOSIGNAL) != sizeof(req))
-		err = EPROTO;
+	bpf.why = "cannot reach uspin-stated";
+	err = connect_helper(bpf.path, deadline, &sock);
+	if (err)
+		return err;
+	bpf.why = "uspin-stated did not hand out the map";
+	/* The queue of a fresh connection has room: this never waits. */
+	if (send(sock, &req, sizeof(req), MSG_NOSIGNAL | MSG_DONTWAIT) !=
+	    (ssize_t)sizeof(req))
+		err = errno;
 	else
-		err = -recv_reply(sock, &rep, &map_fd);
+		err = recv_reply(sock, deadline, &rep, fds);
 	close(sock);
 	if (err)
 		goto out;
 	err = EPROTO;
-	if (rep.magic != USPIN_STATED_MAGIC ||
-	    rep.version != USPIN_STATED_VERSION)
+	bpf.why = "uspin-stated's reply does not describe a map this library reads";
+	if (rep.layout != USPIN_BPF_LAYOUT_VERSION || rep.stride != 1 ||
+	    rep.nr_entries == 0 || rep.nr_entries % USPIN_BPF_CHUNK_TIDS ||
+	    rep.nr_entries > USPIN_BPF_MAX_CHUNKS * USPIN_BPF_CHUNK_TIDS ||
+	    rep.map_bytes != (uint64_t)rep.nr_entries * sizeof(uint32_t))
 		goto out;
-	if (rep.status != 0) {
-		err = rep.status < 0 ? -rep.status : EPROTO;
+	bpf.why = "cannot map the status page";
+	err = map_status(fds[1], &rep, &st);
+	if (err)
 		goto out;
-	}
-	if (map_fd < 0 || rep.layout != USPIN_BPF_LAYOUT_VERSION || rep.stride == 0 ||
-	    rep.nr_entries == 0 ||
-	    (uint64_t)rep.nr_entries * rep.stride * 4 > rep.map_bytes)
-		goto out;
-	p = mmap(NULL, rep.map_bytes, PROT_READ, MAP_SHARED, map_fd, 0);
-	if (p == MAP_FAILED) {
+	bpf.why = "cannot map the running-state map";
+	map = mmap(NULL, rep.map_bytes, PROT_READ, MAP_SHARED, fds[0], 0);
+	if (map == MAP_FAILED) {
 		err = errno;
+		munmap((void *)st, rep.status_bytes);
 		goto out;
 	}
-	/* The mapping holds the map; the fd is no longer needed. */
-	view->base = p;
-	view->stride = rep.stride;
+	/* The mappings hold the map and the page; the fds are not needed. */
+	view->base = map;
+	view->stride = 1;
 	view->nr_entries = rep.nr_entries;
+	view->alive = &st->alive;
+	bpf.status = st;
+	bpf.nr_entries = rep.nr_entries;
 	err = 0;
 out:
-	if (map_fd >= 0)
-		close(map_fd);
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
 	return err;
 }
 
 static int bpf_attach(struct uspin_rs_view *view)
 {
-	int err;
+	bpf.tried = 1;
+	snprintf(bpf.path, sizeof(bpf.path), "%s", socket_path());
+	if (!uspin_in_initial_pid_ns()) {
+		bpf.why = "not in the initial pid namespace (the map speaks global TIDs)";
+		bpf.err = EXDEV;
+		return bpf.err;
+	}
+	bpf.err = attach_via_helper(view);
+	return bpf.err;
+}
 
-	if (!uspin_in_initial_pid_ns())
-		return EXDEV;
-	err = attach_via_helper(view);
-	if (err && uspin_bpf_self_load && may_load_bpf())
-		err = uspin_bpf_self_load(view);
-	return err;
+/* The BPF map speaks global TIDs: useless in another pid namespace. */
+static void bpf_new_process(struct uspin_rs_view *view)
+{
+	if (view->nr_entries && !uspin_in_initial_pid_ns())
+		__atomic_store_n(&view->nr_entries, 0, __ATOMIC_RELEASE);
+}
+
+static const char *bpf_describe(void)
+{
+	static char line[400];
+	uint32_t w;
+
+	if (!bpf.tried) {
+		snprintf(line, sizeof(line),
+			 "not tried (another provider attached first); would ask uspin-stated at %s",
+			 socket_path());
+	} else if (bpf.err == 0) {
+		w = bpf.status->alive;
+		if (uspin_rs_alive_word(w))
+			snprintf(line, sizeof(line),
+				 "map from uspin-stated at %s: %u TIDs, helper pid %u live (generation %u)",
+				 bpf.path, bpf.nr_entries, bpf.status->helper_pid,
+				 bpf.status->generation);
+		else
+			snprintf(line, sizeof(line),
+				 "map from uspin-stated at %s: helper gone, every answer UNKNOWN until an administrator restarts it (this process then resumes by itself)",
+				 bpf.path);
+	} else {
+		snprintf(line, sizeof(line),
+			 "not attached: %s at %s (%s). libuspin never loads BPF itself; to opt in, an administrator runs uspin-stated as root",
+			 bpf.why, bpf.path, strerror(bpf.err));
+	}
+	return line;
 }
 
 const struct uspin_rs_provider uspin_rs_provider_bpf = {
 	.name = "bpf",
 	.attach = bpf_attach,
+	.new_process = bpf_new_process,
+	.describe = bpf_describe,
 };

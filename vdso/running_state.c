@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pid_namespace.h"
 #include "running_state.h"
 #include "running_state_providers.h"
 
@@ -23,22 +22,6 @@ static const struct uspin_rs_provider *const providers[] = {
 static const char *active = "none";
 static const struct uspin_rs_provider *active_provider = &uspin_rs_provider_none;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
-
-/*
- * A fork child may land in a new pid namespace (CLONE_NEWPID), where the
- * view it inherited speaks the wrong TIDs: the provider re-checks it
- * (new_process), or, if it has no such hook, it is trusted only in the
- * initial pid namespace.
- */
-static void forget_view_in_new_pid_ns(void)
-{
-	if (!uspin_rs_view.nr_entries)
-		return;
-	if (active_provider->new_process)
-		active_provider->new_process(&uspin_rs_view);
-	else if (!uspin_in_initial_pid_ns())
-		__atomic_store_n(&uspin_rs_view.nr_entries, 0, __ATOMIC_RELEASE);
-}
 
 static int try_attach(const struct uspin_rs_provider *p)
 {
@@ -57,8 +40,6 @@ static int try_attach(const struct uspin_rs_provider *p)
 			 __ATOMIC_RELEASE);
 	active = p->name;
 	active_provider = p;
-	if (view.nr_entries)
-		pthread_atfork(NULL, NULL, forget_view_in_new_pid_ns);
 	return 1;
 }
 
@@ -102,4 +83,21 @@ const char *uspin_running_state_provider(void)
 const struct uspin_rs_provider *uspin_running_state_active(void)
 {
 	return active_provider;
+}
+
+/*
+ * A line for uspin-info: the active provider's own, or, with none active,
+ * the first provider that can say why it is not (and how to opt in).
+ */
+const char *uspin_running_state_describe(void)
+{
+	size_t i, n = sizeof(providers) / sizeof(providers[0]);
+	const char *line;
+
+	if (active_provider->describe)
+		return active_provider->describe();
+	for (i = 0; i < n; i++)
+		if (providers[i]->describe && (line = providers[i]->describe()))
+			return line;
+	return NULL;
 }

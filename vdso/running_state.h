@@ -163,6 +163,9 @@ const char *uspin_running_state_init(void);
 /* Name of the active provider, or "none"; never attaches. */
 const char *uspin_running_state_provider(void);
 
+/* uspin-info's line: what the active provider (or the best one) says. */
+const char *uspin_running_state_describe(void);
+
 /* The active provider (never NULL once init ran; provider "none" before). */
 const struct uspin_rs_provider *uspin_running_state_active(void);
 

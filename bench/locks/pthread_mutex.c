@@ -5,7 +5,13 @@
  * spin, learned length) and priority-inheriting (TID word, FUTEX_LOCK_PI,
  * whose rtmutex spins in the kernel while the owner runs — the mainline
  * relative of FUTEX_LOCK_ADAPTIVE).  They differ only in the attributes.
+ *
+ * The adaptive mutex spins up to glibc.pthread.mutex_spin_count rounds
+ * (default 100) before FUTEX_WAIT.  The tunable is read once, at process
+ * start, so the 0 and 1,000 variants carry GLIBC_TUNABLES and the harness
+ * runs them in processes of their own (child.c), interleaved with the rest.
  */
+#include <gnu/libc-version.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +84,48 @@ const struct bench_lock bench_lock_pthread_mutex = {
 
 const struct bench_lock bench_lock_pthread_mutex_adaptive = {
 	.name = "pthread_mutex_adaptive",
+	.init = pma_init,
+	.lock = pm_lock,
+	.unlock = pm_unlock,
+	.destroy = pm_destroy,
+};
+
+/* The tunable has this name since glibc 2.32 (glibc.mutex.* before). */
+static const char *tunable_probe(void)
+{
+	static char why[96];
+	int major = 0, minor = 0;
+
+	if (sscanf(gnu_get_libc_version(), "%d.%d", &major, &minor) == 2 &&
+	    (major > 2 || (major == 2 && minor >= 32)))
+		return NULL;
+	snprintf(why, sizeof(why),
+		 "glibc %s predates glibc.pthread.mutex_spin_count (2.32)",
+		 gnu_get_libc_version());
+	return why;
+}
+
+static const char *const spin0_env[] = {
+	"GLIBC_TUNABLES=glibc.pthread.mutex_spin_count=0", NULL
+};
+static const char *const spin1000_env[] = {
+	"GLIBC_TUNABLES=glibc.pthread.mutex_spin_count=1000", NULL
+};
+
+const struct bench_lock bench_lock_pthread_mutex_adaptive_spin0 = {
+	.name = "pthread_mutex_adaptive_spin0",
+	.probe = tunable_probe,
+	.env = spin0_env,
+	.init = pma_init,
+	.lock = pm_lock,
+	.unlock = pm_unlock,
+	.destroy = pm_destroy,
+};
+
+const struct bench_lock bench_lock_pthread_mutex_adaptive_spin1000 = {
+	.name = "pthread_mutex_adaptive_spin1000",
+	.probe = tunable_probe,
+	.env = spin1000_env,
 	.init = pma_init,
 	.lock = pm_lock,
 	.unlock = pm_unlock,

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * uspin.c - libuspin under each of its policies.  user_adaptive is the
- * proposal under evaluation; its name carries the running-state provider
- * it found ("uspin_user_adaptive(vdso)", "(bpf)", "(none)"), because
- * without a provider it is only a bounded spin and must not be mistaken
- * for the real thing.
+ * proposal under evaluation; the running-state provider it found is in
+ * meta.json and in every plot's caption, because without a provider it is
+ * only a bounded spin and must not be mistaken for the real thing.
+ *
+ * uspin_user_adaptive waits in the kernel the way the library chooses by
+ * default (FUTEX_LOCK where the kernel has it).  The _futex_wait variant
+ * sets USPIN_WAIT=futex-wait, which libuspin reads at setup, so it runs in
+ * a process of its own: the same user-space spin over the classic
+ * FUTEX_WAIT/WAKE, separating the array's effect from the new op's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,16 +45,32 @@ static const char *us_slow_path(void)
 
 static const char *us_uadapt_describe(void)
 {
-	static char buf[128];
+	static char buf[160];
 	struct uspin_info info = us_info();
+	const char *wait = getenv("USPIN_WAIT");
 
-	snprintf(buf, sizeof(buf), "running-state provider %s%s; %s",
+	snprintf(buf, sizeof(buf), "running-state provider %s%s; %s%s%s",
 		 info.running_state,
 		 strcmp(info.running_state, "none") == 0 ?
 			" (degrades to bounded spin)" : "",
-		 us_slow_path());
+		 us_slow_path(), wait ? "; USPIN_WAIT=" : "", wait ? wait : "");
 	return buf;
 }
+
+/* On a kernel without FUTEX_LOCK the default already is FUTEX_WAIT. */
+static const char *us_fwait_probe(void)
+{
+	if (!us_info().futex_lock)
+		return "no FUTEX_LOCK on this kernel: uspin_user_adaptive already waits with FUTEX_WAIT";
+	return NULL;
+}
+
+static const char *us_fwait_describe(void)
+{
+	return "user-adaptive spin, then FUTEX_WAIT instead of FUTEX_LOCK";
+}
+
+static const char *const fwait_env[] = { "USPIN_WAIT=futex-wait", NULL };
 
 static int us_init(void *l, enum uspin_policy policy)
 {
@@ -102,6 +123,7 @@ static void us_destroy(void *l)
 		.name = _name,				\
 		.probe = _probe,			\
 		.describe = _describe,			\
+		.thread_stats = 1,			\
 		.init = _init,				\
 		.lock = us_lock,			\
 		.unlock = us_unlock,			\
@@ -118,3 +140,15 @@ const struct bench_lock bench_lock_uspin_kernel_adaptive =
 const struct bench_lock bench_lock_uspin_user_adaptive =
 	USPIN_LOCK("uspin_user_adaptive", us_uadapt_init, NULL,
 		   us_uadapt_describe);
+
+const struct bench_lock bench_lock_uspin_user_adaptive_futex_wait = {
+	.name = "uspin_user_adaptive_futex_wait",
+	.probe = us_fwait_probe,
+	.describe = us_fwait_describe,
+	.env = fwait_env,
+	.thread_stats = 1,
+	.init = us_uadapt_init,
+	.lock = us_lock,
+	.unlock = us_unlock,
+	.destroy = us_destroy,
+};

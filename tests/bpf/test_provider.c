@@ -1,27 +1,29 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * test_provider.c - the bpf provider through libuspin: exited threads,
- * USER_ADAPTIVE mutual exclusion, root's self-load without a helper, pid
- * namespaces, and uspin-info as root and as nobody.
+ * USER_ADAPTIVE mutual exclusion, describe(); a root process with no
+ * helper loads nothing; pid namespaces; uspin-info as root and as nobody.
  *
  * Accuracy for busy, sleeping, FUTEX_WAIT, stopped and out-of-range TIDs
  * is the shared running-state suite of test-uspin, which check-bpf runs
  * with USPIN_RS_REQUIRE=bpf.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 
-#include "running_state.h"
+#include "running_state_providers.h"
 #include "test_bpf.h"
 
 #define WITHIN_NS	(50 * 1000000LL)
 
+/* The runner exports USPIN_RS_PROVIDER=bpf and the helper's socket. */
 static void require_bpf(void)
 {
-	setenv("USPIN_RS_PROVIDER", "bpf", 1);
 	ck_assert_str_eq(uspin_running_state_init(), "bpf");
 }
 
@@ -44,8 +46,8 @@ static void *note_tid(void *arg)
 }
 
 /*
- * The final switch-out of an exiting thread writes 0, so a reaped TID reads
- * OFF (not UNKNOWN) until it is reused; OFF is also the truth.
+ * The final switch-out of an exiting thread writes OFF, as the kernel's
+ * array does, so a reaped TID reads OFF until it is reused.
  */
 START_TEST(exited_thread_reads_off)
 {
@@ -68,6 +70,21 @@ START_TEST(out_of_range_reads_unknown)
 	ck_assert_int_eq(uspin_rs_query(uspin_rs_view.nr_entries), USPIN_RS_UNKNOWN);
 	ck_assert_int_eq(uspin_rs_query(0xfffffffeu), USPIN_RS_UNKNOWN);
 	ck_assert_int_eq(uspin_rs_query(1u << 30), USPIN_RS_UNKNOWN);
+}
+END_TEST
+
+START_TEST(describe_names_the_live_helper)
+{
+	const char *d;
+	char want[300];
+
+	require_bpf();
+	ck_assert_ptr_nonnull(uspin_rs_provider_bpf.describe);
+	d = uspin_rs_provider_bpf.describe();
+	snprintf(want, sizeof(want), "map from uspin-stated at %s: %u TIDs, helper pid %s live",
+		 getenv(USPIN_STATED_SOCKET_ENV), uspin_rs_view.nr_entries,
+		 getenv("USPIN_STATED_PID"));
+	ck_assert_msg(strstr(d, want) != NULL, "describe: %s", d);
 }
 END_TEST
 
@@ -125,48 +142,124 @@ TCase *tcase_provider(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, exited_thread_reads_off);
 	tcase_add_test(tc, out_of_range_reads_unknown);
+	tcase_add_test(tc, describe_names_the_live_helper);
 	tcase_add_loop_test(tc, user_adaptive_mutual_exclusion, 0,
 			    sizeof(nthreads) / sizeof(nthreads[0]));
 	return tc;
 }
 
-static void *sleeper(void *arg)
+/* --- root, no helper ----------------------------------------------------- */
+
+static const char *const no_helper_env[] = {
+	USPIN_STATED_SOCKET_ENV "=/nonexistent/uspin-stated.sock",
+	"USPIN_RS_PROVIDER=bpf",
+	NULL,
+};
+
+static int new_ids(const uint32_t *before, int nb, const uint32_t *after, int na)
 {
-	*(volatile uint32_t *)arg = test_gettid();
-	pause();
-	return NULL;
+	int i, j, n = 0;
+
+	for (i = 0; i < na; i++) {
+		for (j = 0; j < nb && before[j] != after[i]; j++)
+			;
+		n += j == nb;
+	}
+	return n;
 }
 
-/* Root with no helper answering: libuspin loads its own copy. */
-START_TEST(root_self_loads_without_helper)
+/*
+ * A root process that links libuspin and asks for the bpf provider, with
+ * no helper to answer: it gets none, says how to opt in, holds no BPF
+ * object and no new uspin program appeared in the kernel while it ran.
+ */
+START_TEST(root_without_helper_loads_nothing)
 {
-	uint32_t tid = 0;
-	pthread_t t;
+	uint32_t before[256], after[256];
+	int nb, na;
+	struct client c;
+	char line[600];
 
-	setenv(USPIN_STATED_SOCKET_ENV, "/nonexistent/uspin-stated.sock", 1);
-	require_bpf();
-	/* We ran through the load itself: UNKNOWN until our next switch. */
-	usleep(1000);
-	ck_assert_int_eq(uspin_rs_query(test_gettid()), USPIN_RS_ON);
-	pthread_create(&t, NULL, sleeper, &tid);
-	while (!tid)
-		sched_yield();
-	ck_assert_msg(wait_for(tid, USPIN_RS_OFF) >= 0,
-		      "sleeping thread does not read OFF");
+	ck_assert_int_eq(geteuid(), 0);
+	nb = uspin_prog_ids(before, 256);
+	ck_assert_int_ge(nb, 0);
+	client_start(&c, "probe", no_helper_env);
+	ck_assert_msg(client_expect(&c, "provider ", line, sizeof(line), 5000),
+		      "no provider line");
+	ck_assert_str_eq(line, "provider none");
+	ck_assert(client_expect(&c, "describe ", line, sizeof(line), 5000));
+	ck_assert_msg(strstr(line, "libuspin never loads BPF itself") &&
+		      strstr(line, "/nonexistent/uspin-stated.sock"), "%s", line);
+	ck_assert(client_expect(&c, "bpf-fds ", line, sizeof(line), 5000));
+	ck_assert_str_eq(line, "bpf-fds 0");
+	na = uspin_prog_ids(after, 256);	/* while the client still runs */
+	client_stop(&c);
+	ck_assert_msg(new_ids(before, nb, after, na) == 0,
+		      "%d new uspin_* BPF programs while a root client ran with no helper",
+		      new_ids(before, nb, after, na));
 }
 END_TEST
 
-/* 0 if @fn ran in a child in a new pid namespace; 1 to skip. */
-static int in_new_pid_ns(int (*fn)(void))
+/* Whether @pid sits in write(2) (as root: /proc/PID/syscall). */
+static int in_write(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	return strncmp(helper_log(path), "1 ", 2) == 0;
+}
+
+/*
+ * The same for uspin-info, which links libuspin alone.  Its stdout is a
+ * pipe we filled, so it blocks in its final write -- past setup, every fd
+ * still open -- while we look.
+ */
+START_TEST(root_uspin_info_without_helper_loads_nothing)
+{
+	const char *bin = getenv("USPIN_INFO_BIN");
+	uint32_t before[256], after[256];
+	static char fill[1 << 16];
+	int nb, na, p[2], st, t;
+	pid_t pid;
+
+	ck_assert_ptr_nonnull(bin);
+	nb = uspin_prog_ids(before, 256);
+	ck_assert_int_eq(pipe2(p, O_NONBLOCK), 0);
+	while (write(p[1], fill, sizeof(fill)) > 0)
+		;
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(p[0]);
+		dup2(p[1], 1);
+		fcntl(1, F_SETFL, 0);	/* blocking writes */
+		setenv(USPIN_STATED_SOCKET_ENV, "/nonexistent/uspin-stated.sock", 1);
+		execl(bin, bin, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	for (t = 0; t < 5000 && !in_write(pid); t += 5)
+		usleep(5000);
+	ck_assert_msg(in_write(pid), "uspin-info never blocked writing its output");
+	na = uspin_prog_ids(after, 256);
+	fcntl(p[0], F_SETFL, 0);
+	while (read(p[0], fill, sizeof(fill)) > 0)
+		;
+	close(p[0]);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "uspin-info: %#x", st);
+	ck_assert_int_eq(new_ids(before, nb, after, na), 0);
+}
+END_TEST
+
+/* 0 if @fn ran in a child in a new pid namespace (and returned 0). */
+static void in_new_pid_ns(int (*fn)(void))
 {
 	int st;
 	pid_t pid;
 
-	if (unshare(CLONE_NEWPID) != 0) {
-		printf("SKIP: bpf/root-only: unshare(CLONE_NEWPID): %s\n",
-		       strerror(errno));
-		return 1;
-	}
+	ck_assert_msg(unshare(CLONE_NEWPID) == 0, "unshare(CLONE_NEWPID): %s",
+		      strerror(errno));
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0)
@@ -174,21 +267,18 @@ static int in_new_pid_ns(int (*fn)(void))
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
 		      "child in a new pid namespace: status %#x", st);
-	return 0;
 }
 
-/* Our pid 1 is not global pid 1: no answer at all. */
+/* Our pid 1 is not global pid 1: the provider must not attach. */
 static int refuses_attach(void)
 {
-	setenv("USPIN_RS_PROVIDER", "bpf", 1);
-	return strcmp(uspin_running_state_init(), "none") != 0 ||
-	       uspin_rs_query(getpid()) != USPIN_RS_UNKNOWN;
-}
+	struct uspin_rs_view v;
+	const char *d;
 
-static int drops_inherited_view(void)
-{
-	return uspin_rs_view.nr_entries != 0 ||
-	       uspin_rs_query(getpid()) != USPIN_RS_UNKNOWN;
+	if (view_attach(&v) != EXDEV)
+		return 1;
+	d = uspin_rs_provider_bpf.describe();
+	return strstr(d, "not in the initial pid namespace") ? 0 : 2;
 }
 
 START_TEST(new_pid_namespace_refuses)
@@ -197,9 +287,34 @@ START_TEST(new_pid_namespace_refuses)
 }
 END_TEST
 
+static struct uspin_rs_view inherited;
+
+/* libuspin calls new_process() on a new process's first slow path. */
+static int drops_inherited_view(void)
+{
+	uspin_rs_provider_bpf.new_process(&inherited);
+	return inherited.nr_entries != 0 ||
+	       view_query(&inherited, getpid()) != USPIN_RS_UNKNOWN;
+}
+
 START_TEST(fork_into_new_pid_namespace_drops_the_view)
 {
-	require_bpf();
+	int st;
+	pid_t pid;
+
+	ck_assert_int_eq(view_attach(&inherited), 0);
+	ck_assert_ptr_nonnull(uspin_rs_provider_bpf.new_process);
+	/* Control: a child in our namespace keeps it. */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		uspin_rs_provider_bpf.new_process(&inherited);
+		_exit(inherited.nr_entries == 0 ||
+		      view_query(&inherited, test_gettid()) != USPIN_RS_ON);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "fork child in the initial pid namespace lost the view");
 	in_new_pid_ns(drops_inherited_view);
 }
 END_TEST
@@ -209,7 +324,8 @@ TCase *tcase_root_only(void)
 	TCase *tc = tcase_create("root-only");
 
 	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, root_self_loads_without_helper);
+	tcase_add_test(tc, root_without_helper_loads_nothing);
+	tcase_add_test(tc, root_uspin_info_without_helper_loads_nothing);
 	tcase_add_test(tc, new_pid_namespace_refuses);
 	tcase_add_test(tc, fork_into_new_pid_namespace_drops_the_view);
 	return tc;
@@ -247,15 +363,26 @@ static void run_uspin_info(int nobody, char *out, size_t len)
 		      "%s exited with status %#x", bin, st);
 }
 
+/* "running-state:" then spaces then "bpf" at the start of a line. */
+static int says_bpf(const char *out)
+{
+	const char *l = strstr(out, "running-state:");
+
+	if (!l || (l != out && l[-1] != '\n'))
+		return 0;
+	l += strlen("running-state:");
+	while (*l == ' ')
+		l++;
+	return strncmp(l, "bpf", 3) == 0;
+}
+
 START_TEST(uspin_info_reports_bpf)
 {
-	char out[2048];
+	char out[4096];
 
 	run_uspin_info(_i, out, sizeof(out));
-	ck_assert_msg(strstr(out, "running-state:        bpf\n") != NULL,
-		      "uspin-info as %s:\n%s", _i ? "nobody" : "root", out);
-	ck_assert_msg(strstr(out, "auto policy:          user-adaptive\n") != NULL,
-		      "uspin-info as %s:\n%s", _i ? "nobody" : "root", out);
+	ck_assert_msg(says_bpf(out), "uspin-info as %s:\n%s",
+		      _i ? "nobody" : "root", out);
 }
 END_TEST
 

@@ -12,13 +12,27 @@
  * lie back to back from offset 0 of the mapping, so user space sees one
  * dense u32 array (stride 1) of any length, and the program does one array
  * lookup per task it writes.
+ *
+ * Entries use encoding version 2 of running_state.h: 0 unknown, 1 off CPU,
+ * cpu + 2 on CPU.  A freshly created map (all zero) is all-unknown.
  */
 #ifndef USPIN_BPF_RS_LAYOUT_H
 #define USPIN_BPF_RS_LAYOUT_H
 
 #define USPIN_BPF_CHUNK_TIDS	1024	/* power of two: 4 KiB per element */
+#define USPIN_BPF_CHUNK_BYTES	(USPIN_BPF_CHUNK_TIDS * 4)
+/* PID_MAX_LIMIT (4 M TIDs) in chunks: the most a map ever has. */
+#define USPIN_BPF_MAX_CHUNKS	4096
 
-/* Version of the layout above (entry encoding as in running_state.h). */
-#define USPIN_BPF_LAYOUT_VERSION	1
+/* Version of the layout above, entries in encoding 2. */
+#define USPIN_BPF_LAYOUT_VERSION	2
+
+/* Encoding 2 (running_state.h), for the BPF side. */
+#define USPIN_BPF_ENTRY_UNKNOWN	0
+#define USPIN_BPF_ENTRY_OFF	1
+#define USPIN_BPF_ENTRY_CPU0	2
+
+/* BPF_F_MMAPABLE: the map flags user space checks on a reused map. */
+#define USPIN_BPF_MAP_FLAGS	(1U << 10)
 
 #endif

@@ -1,20 +1,19 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * rs_load.c - size, load, initialise, freeze and attach the running-state
- * program.
+ * rs_load.c - size, load, freeze and attach the running-state program.
  *
- * Order matters: the map is filled with UNKNOWN through a writable mapping
- * before the program is attached (threads not switched since the load must
- * not read "off"), then frozen, which makes every user-space write path
- * (mmap PROT_WRITE, mprotect, BPF_MAP_UPDATE_ELEM) fail while the program
- * keeps writing.  A frozen map's fd is what the helper hands out: a
- * BPF_F_RDONLY fd cannot be mmapped at all (the kernel drops VM_SHARED from
- * read-only file mappings, and bpf_map_mmap requires it).
+ * Entries use encoding 2 (0 = unknown), so a new map needs no fill: it is
+ * frozen right after the load, which makes every user-space write path
+ * (mmap PROT_WRITE, mprotect, BPF_MAP_UPDATE_ELEM) fail while the programs
+ * keep writing.  A frozen map's fd is what the helper hands out: a
+ * BPF_F_RDONLY fd cannot be mmapped at all (the kernel drops VM_SHARED
+ * from read-only file mappings, and bpf_map_mmap requires it).  For the
+ * same reason a map taken over from an earlier helper can only be reset
+ * from BPF: the uspin_reset program (BPF_PROG_TYPE_SYSCALL) does it.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -23,11 +22,8 @@
 #include "rs_load.h"
 #include "running_state.skel.h"
 
-#define CHUNK_BYTES	(USPIN_BPF_CHUNK_TIDS * sizeof(uint32_t))
-#define PID_MAX_LIMIT	(4u * 1024 * 1024)	/* the kernel's hard cap */
-
 /* Cover pid_max as it is now; a later increase reads UNKNOWN above it. */
-static uint32_t pid_max_now(void)
+static uint32_t pid_max_chunks(void)
 {
 	unsigned long v = 0;
 	FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
@@ -37,9 +33,9 @@ static uint32_t pid_max_now(void)
 			v = 0;
 		fclose(f);
 	}
-	if (v == 0 || v > PID_MAX_LIMIT)
-		v = PID_MAX_LIMIT;
-	return (uint32_t)v;
+	if (v == 0 || v > (unsigned long)USPIN_BPF_MAX_CHUNKS * USPIN_BPF_CHUNK_TIDS)
+		v = (unsigned long)USPIN_BPF_MAX_CHUNKS * USPIN_BPF_CHUNK_TIDS;
+	return (uint32_t)((v + USPIN_BPF_CHUNK_TIDS - 1) / USPIN_BPF_CHUNK_TIDS);
 }
 
 static int quiet_print(enum libbpf_print_level level, const char *fmt,
@@ -48,34 +44,57 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt,
 	return 0;
 }
 
-static int fill_unknown(struct uspin_bpf_rs *rs)
+/**
+ * uspin_bpf_rs_check_map() - whether @fd is a running-state map of this
+ * layout (array of page-sized chunks, mmapable, named uspin_rs).
+ * @chunks: its number of chunks.
+ * @id: its kernel id.
+ *
+ * Return: 0, -EINVAL if it is some other map, or the bpf() error.
+ */
+int uspin_bpf_rs_check_map(int fd, uint32_t *chunks, uint32_t *id)
 {
-	void *p = mmap(NULL, rs->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       rs->map_fd, 0);
+	struct bpf_map_info info;
+	__u32 len = sizeof(info);
 
-	if (p == MAP_FAILED)
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) != 0)
 		return -errno;
-	memset(p, 0xff, rs->map_bytes);
-	/* freeze refuses while a writable mapping exists */
-	munmap(p, rs->map_bytes);
-	return bpf_map_freeze(rs->map_fd) ? -errno : 0;
+	if (info.type != BPF_MAP_TYPE_ARRAY || info.key_size != 4 ||
+	    info.value_size != USPIN_BPF_CHUNK_BYTES ||
+	    info.map_flags != USPIN_BPF_MAP_FLAGS || info.max_entries == 0 ||
+	    info.max_entries > USPIN_BPF_MAX_CHUNKS ||
+	    strcmp(info.name, "uspin_rs") != 0)
+		return -EINVAL;
+	*chunks = info.max_entries;
+	*id = info.id;
+	return 0;
 }
 
 /**
- * uspin_bpf_rs_load() - open, size and load the program; fill and freeze
- * the map.  Not attached yet.  Returns 0 or a negative errno.
+ * uspin_bpf_rs_load_map() - open, size and load the programs; freeze the map.
+ * @rs: filled on success.
  * @verbose: let libbpf print its diagnostics (the helper); else silent.
+ * @reuse_fd: a map to adopt (checked with uspin_bpf_rs_check_map(); it
+ *	keeps its size), or -1 for a new map sized for pid_max.
+ *
+ * Not attached yet.  The reset program is loaded only with a reused map.
+ * Return: 0 or a negative errno.
  */
-int uspin_bpf_rs_load(struct uspin_bpf_rs *rs, int verbose)
+int uspin_bpf_rs_load_map(struct uspin_bpf_rs *rs, int verbose, int reuse_fd)
 {
 	libbpf_print_fn_t old = NULL;
 	struct running_state_bpf *skel;
-	uint32_t chunks = (pid_max_now() + USPIN_BPF_CHUNK_TIDS - 1) /
-			  USPIN_BPF_CHUNK_TIDS;
+	uint32_t chunks = pid_max_chunks(), id = 0;
 	int err;
 
 	memset(rs, 0, sizeof(*rs));
 	rs->map_fd = -1;
+	if (reuse_fd >= 0) {
+		err = uspin_bpf_rs_check_map(reuse_fd, &chunks, &id);
+		if (err)
+			return err;
+	}
 	if (!verbose)
 		old = libbpf_set_print(quiet_print);
 	skel = running_state_bpf__open();
@@ -84,24 +103,35 @@ int uspin_bpf_rs_load(struct uspin_bpf_rs *rs, int verbose)
 		goto out;
 	}
 	err = bpf_map__set_max_entries(skel->maps.uspin_rs, chunks);
+	if (!err && reuse_fd >= 0)
+		err = bpf_map__reuse_fd(skel->maps.uspin_rs, reuse_fd);
 	/* The repair program needs sched_exit_tp (Linux 6.16+). */
 	if (!err && libbpf_find_vmlinux_btf_id("sched_exit_tp",
 						BPF_TRACE_RAW_TP) < 0)
 		err = bpf_program__set_autoload(skel->progs.uspin_sched_exit,
 						false);
+	if (!err && reuse_fd < 0)
+		err = bpf_program__set_autoload(skel->progs.uspin_reset, false);
 	if (!err)
 		err = running_state_bpf__load(skel);
 	if (err)
 		goto out_destroy;
-	rs->skel = skel;
 	rs->map_fd = bpf_map__fd(skel->maps.uspin_rs);
-	rs->nr_entries = chunks * USPIN_BPF_CHUNK_TIDS;
-	rs->map_bytes = (size_t)chunks * CHUNK_BYTES;
-	err = fill_unknown(rs);
-	if (err) {
-		rs->skel = NULL;
-		goto out_destroy;
+	if (reuse_fd < 0) {
+		/* A new map is zero: every entry unknown, no fill needed. */
+		if (bpf_map_freeze(rs->map_fd) != 0) {
+			err = -errno;
+			goto out_destroy;
+		}
+		err = uspin_bpf_rs_check_map(rs->map_fd, &chunks, &id);
+		if (err)
+			goto out_destroy;
 	}
+	rs->skel = skel;
+	rs->map_id = id;
+	rs->reused = reuse_fd >= 0;
+	rs->nr_entries = chunks * USPIN_BPF_CHUNK_TIDS;
+	rs->map_bytes = (size_t)chunks * USPIN_BPF_CHUNK_BYTES;
 	goto out;
 
 out_destroy:
@@ -113,6 +143,18 @@ out:
 	return err < 0 ? err : -err;
 }
 
+/**
+ * uspin_bpf_rs_load() - load with a new map (measurement tools).
+ * @rs: filled on success.
+ * @verbose: let libbpf print its diagnostics.
+ *
+ * Return: 0 or a negative errno.
+ */
+int uspin_bpf_rs_load(struct uspin_bpf_rs *rs, int verbose)
+{
+	return uspin_bpf_rs_load_map(rs, verbose, -1);
+}
+
 /** uspin_bpf_rs_attach() - start tracking switches.  0 or negative errno. */
 int uspin_bpf_rs_attach(struct uspin_bpf_rs *rs)
 {
@@ -121,11 +163,27 @@ int uspin_bpf_rs_attach(struct uspin_bpf_rs *rs)
 
 	if (rs->link)
 		return 0;
-	/* Every loaded program: sched_switch and, where present, the repair. */
-	err = running_state_bpf__attach(skel);
+	/*
+	 * Every tracing program: sched_switch and, where present, the
+	 * repair.  The syscall program has no attach point; attach only
+	 * the ones that have one.
+	 */
+	skel->links.uspin_sched_switch =
+		bpf_program__attach(skel->progs.uspin_sched_switch);
+	err = -libbpf_get_error(skel->links.uspin_sched_switch);
 	if (err) {
-		running_state_bpf__detach(skel);
-		return err < 0 ? err : -err;
+		skel->links.uspin_sched_switch = NULL;
+		return err;
+	}
+	if (bpf_program__autoload(skel->progs.uspin_sched_exit)) {
+		skel->links.uspin_sched_exit =
+			bpf_program__attach(skel->progs.uspin_sched_exit);
+		err = -libbpf_get_error(skel->links.uspin_sched_exit);
+		if (err) {
+			skel->links.uspin_sched_exit = NULL;
+			running_state_bpf__detach(skel);
+			return err;
+		}
 	}
 	rs->link = skel;	/* the links live in skel->links */
 	return 0;
@@ -133,7 +191,8 @@ int uspin_bpf_rs_attach(struct uspin_bpf_rs *rs)
 
 /**
  * uspin_bpf_rs_detach() - stop tracking.  Entries keep their last value,
- * so only a measurement tool (never a provider) may detach.
+ * so only a measurement tool or a helper that has marked itself dead may
+ * detach.
  */
 void uspin_bpf_rs_detach(struct uspin_bpf_rs *rs)
 {
@@ -141,6 +200,29 @@ void uspin_bpf_rs_detach(struct uspin_bpf_rs *rs)
 		return;
 	running_state_bpf__detach(rs->skel);
 	rs->link = NULL;
+}
+
+/**
+ * uspin_bpf_rs_reset() - set every entry of a reused map to unknown.
+ * @rs: loaded with a reused map.
+ *
+ * Return: 0, or a negative errno (-ENOENT: not loaded with a reused map).
+ */
+int uspin_bpf_rs_reset(struct uspin_bpf_rs *rs)
+{
+	const struct running_state_bpf *skel = rs->skel;
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	int fd;
+
+	if (!skel || !rs->reused)
+		return -ENOENT;
+	fd = bpf_program__fd(skel->progs.uspin_reset);
+	if (fd < 0)
+		return -ENOENT;
+	if (bpf_prog_test_run_opts(fd, &opts) != 0)
+		return -errno;
+	/* It returns the chunks it cleared: all of them, or it failed. */
+	return opts.retval * USPIN_BPF_CHUNK_TIDS == rs->nr_entries ? 0 : -EIO;
 }
 
 /* For measurements: the program's fd (run_time_ns, run_cnt). */
@@ -151,6 +233,13 @@ int uspin_bpf_rs_prog_fd(const struct uspin_bpf_rs *rs)
 	return bpf_program__fd(skel->progs.uspin_sched_switch);
 }
 
+int uspin_bpf_rs_repair_prog_fd(const struct uspin_bpf_rs *rs)
+{
+	const struct running_state_bpf *skel = rs->skel;
+
+	return bpf_program__fd(skel->progs.uspin_sched_exit);
+}
+
 void uspin_bpf_rs_destroy(struct uspin_bpf_rs *rs)
 {
 	uspin_bpf_rs_detach(rs);
@@ -158,40 +247,4 @@ void uspin_bpf_rs_destroy(struct uspin_bpf_rs *rs)
 		running_state_bpf__destroy(rs->skel);
 	memset(rs, 0, sizeof(*rs));
 	rs->map_fd = -1;
-}
-
-/**
- * uspin_bpf_self_load() - load and attach a private copy for this process
- * and map it read-only into @view.
- *
- * Only for privileged processes when no helper answers (provider_bpf.c
- * checks both).  The program stays attached, and its fds open, for the
- * life of the process: the view points into the map.
- */
-int uspin_bpf_self_load(struct uspin_rs_view *view)
-{
-	static struct uspin_bpf_rs rs;
-	void *p;
-	int err;
-
-	err = uspin_bpf_rs_load(&rs, 0);
-	if (err)
-		return -err;
-	p = mmap(NULL, rs.map_bytes, PROT_READ, MAP_SHARED, rs.map_fd, 0);
-	if (p == MAP_FAILED) {
-		err = errno;
-		goto fail;
-	}
-	err = -uspin_bpf_rs_attach(&rs);
-	if (err) {
-		munmap(p, rs.map_bytes);
-		goto fail;
-	}
-	view->base = p;
-	view->stride = 1;
-	view->nr_entries = rs.nr_entries;
-	return 0;
-fail:
-	uspin_bpf_rs_destroy(&rs);
-	return err;
 }

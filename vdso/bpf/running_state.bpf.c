@@ -3,10 +3,11 @@
  * running_state.bpf.c - keep the per-TID running-state array of
  * running_state.h up to date from the sched_switch tracepoint.
  *
- * Entry of TID t: 0 while t is off CPU, cpu + 1 while it runs there,
- * 0xffffffff (user space's initial fill) until t is first switched after
- * the load.  pids are global: the loader refuses callers in a child pid
- * namespace.  The idle tasks (pid 0) are not threads and are skipped.
+ * Entry of TID t, encoding 2: 0 (unknown) until t is first switched after
+ * the map was created or reset, then 1 while t is off CPU and cpu + 2
+ * while it runs there.  pids are global: providers refuse to attach in a
+ * child pid namespace.  The idle tasks (pid 0) are not threads and are
+ * skipped.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -18,7 +19,10 @@ struct rs_chunk {
 	__u32 e[USPIN_BPF_CHUNK_TIDS];
 };
 
-/* max_entries is set by the loader from pid_max before load. */
+/*
+ * max_entries is set by the loader from pid_max before load, or taken from
+ * the pinned map the helper reuses across restarts.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
@@ -66,7 +70,7 @@ static __always_inline void set_running(pid_t pid, __u32 cpu)
 {
 	__u32 zero = 0, *cur = bpf_map_lookup_elem(&uspin_rs_cur, &zero);
 
-	set_entry(pid, cpu + 1);
+	set_entry(pid, cpu + USPIN_BPF_ENTRY_CPU0);
 	if (cur)
 		*cur = pid > 0 ? (__u32)pid : 0;
 }
@@ -80,8 +84,10 @@ int BPF_PROG(uspin_sched_switch, bool preempt, struct task_struct *prev,
 	 * before this CPU clears prev->on_cpu in finish_task_switch (the
 	 * waker and the load balancer wait for that, with acquire), so this
 	 * store is ordered before any switch-in of prev on another CPU.
+	 * An exiting task's final switch-out stores OFF too, like the
+	 * kernel's array: an exited TID reads OFF until it is reused.
 	 */
-	set_entry(prev->pid, 0);
+	set_entry(prev->pid, USPIN_BPF_ENTRY_OFF);
 	set_running(next->pid, bpf_get_smp_processor_id());
 	return 0;
 }
@@ -111,10 +117,43 @@ int uspin_sched_exit(void *ctx)
 		__u32 *e = entry_of((pid_t)*cur);
 
 		if (e)
-			__sync_val_compare_and_swap(e, cpu + 1, 0);
+			__sync_val_compare_and_swap(e, cpu + USPIN_BPF_ENTRY_CPU0,
+						    USPIN_BPF_ENTRY_OFF);
 	}
 	set_running(pid, cpu);
 	return 0;
+}
+
+/* Number of chunks uspin_reset cleared (its return value). */
+static long reset_chunk(__u32 idx, void *data)
+{
+	struct rs_chunk *c = bpf_map_lookup_elem(&uspin_rs, &idx);
+	volatile __u64 *q;	/* volatile: no memset, which BPF lacks */
+	__u32 i;
+
+	if (!c)
+		return 1;	/* past the last chunk: stop */
+	q = (volatile __u64 *)c->e;
+	for (i = 0; i < USPIN_BPF_CHUNK_TIDS / 2; i++)
+		q[i] = 0;	/* two entries, both UNKNOWN (0) */
+	(*(__u32 *)data)++;
+	return 0;
+}
+
+/*
+ * Run once by uspin-stated (BPF_PROG_TEST_RUN) when it takes over a map a
+ * previous helper left pinned: every entry back to unknown, since switches
+ * went unseen while no helper ran.  User space cannot write the map itself
+ * (it is frozen: clients get only read-only mappings of it); programs can.
+ * Returns the number of chunks cleared.
+ */
+SEC("syscall")
+int uspin_reset(void *ctx)
+{
+	__u32 n = 0;
+
+	bpf_loop(USPIN_BPF_MAX_CHUNKS, reset_chunk, &n, 0);
+	return n;
 }
 
 /*

@@ -1,4 +1,3 @@
-// SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * kv.c - a workload that is not a CPU hog: a key-value store in a liburcu
  * rculfhash.  Readers look keys up under rcu_read_lock() and never touch
@@ -7,11 +6,14 @@
  * mixed: most writes replace one key, one in twenty replaces a batch of
  * KV_BATCH keys (a long hold), and writers think between writes.
  *
- * Reported per (lock, writers): reads/s and writes/s, the writer latency
- * (from asking for the lock to releasing it), and the CPUs busy.
+ * Reported per (lock, writers): writes/s (ops_per_s) and reads/s, the
+ * writer latency (from asking for the lock to releasing it), CPU per
+ * write, and libuspin's counters of the writers.
  */
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -19,14 +21,17 @@
 #include <urcu.h>
 #include <urcu/rculfhash.h>
 
-#include "bench.h"
 #include "clock.h"
+#include "locks/lock.h"
 #include "stats.h"
+#include "thread_stats.h"
+#include "workload.h"
 
 #define KV_BATCH		32
 #define KV_LONG_PER_1024	51	/* ~5 % of writes hold the lock long */
 #define KV_THINK_INSN		2000	/* writer work between writes */
 #define KV_LAT_SAMPLES		(1u << 15)
+#define KV_MIN_KEYS		64
 
 struct kv_node {
 	struct cds_lfht_node node;
@@ -42,6 +47,8 @@ struct kv_thread {
 	unsigned long ops;
 	uint32_t *lat;			/* writers: clock.h ticks */
 	unsigned long nlat;
+	struct uspin_thread_stats st;
+	int st_ok;
 	pthread_t thread;
 } __attribute__((aligned(128)));
 
@@ -50,15 +57,14 @@ struct kv_run {
 	const struct bench_lock *lock;
 	void *lockmem;
 	struct cds_lfht *ht;
+	long keys;
 	pthread_barrier_t start;
 	int stop;
 	unsigned long generation;	/* protected: one per write */
 };
 
-struct kv_result {
-	double reads_per_s, writes_per_s, cpus_busy;
-	double wlat_p50_us, wlat_p99_us, wlat_p999_us;
-};
+/* The table lives for the whole process: filled once, by setup(). */
+static struct kv_run kv;
 
 static uint64_t rng_next(uint64_t *s)
 {
@@ -123,7 +129,7 @@ static unsigned long kv_get(struct cds_lfht *ht, unsigned long key)
 static void writer_loop(struct kv_thread *t)
 {
 	struct kv_run *run = t->run;
-	long keys = run->cfg->keys;
+	long keys = run->keys;
 	unsigned long think = bench_rounds(&run->cfg->cal, KV_THINK_INSN);
 	unsigned long x = t->rng, n, i, k;
 	uint64_t t0, dt;
@@ -153,7 +159,7 @@ static void reader_loop(struct kv_thread *t)
 	unsigned long sum = 0;
 
 	while (!CMM_LOAD_SHARED(run->stop)) {
-		sum += kv_get(run->ht, rng_next(&t->rng) % run->cfg->keys);
+		sum += kv_get(run->ht, rng_next(&t->rng) % run->keys);
 		t->ops++;
 	}
 	if (sum == 42)
@@ -166,10 +172,15 @@ static void *kv_thread_main(void *arg)
 
 	rcu_register_thread();
 	pthread_barrier_wait(&t->run->start);
-	if (t->writer)
+	if (t->writer) {
+		if (t->run->lock->thread_stats)
+			t->st_ok = bench_thread_stats_reset() == 0;
 		writer_loop(t);
-	else
+		if (t->st_ok)
+			t->st_ok = bench_thread_stats_read(&t->st) == 0;
+	} else {
 		reader_loop(t);
+	}
 	rcu_unregister_thread();
 	return NULL;
 }
@@ -179,38 +190,93 @@ static double tv_s(struct timeval tv)
 	return tv.tv_sec + tv.tv_usec * 1e-6;
 }
 
-static int kv_point(struct kv_run *run, int writers, struct kv_result *res)
+static int points(const struct bench_config *cfg, struct bench_point *pts,
+		  int max)
 {
-	int n = writers + run->cfg->readers, i, err = 0;
+	static const struct bench_list def = { { 1, 2, 4, 8 }, 4 };
+	static const struct bench_list quick = { { 2, 8 }, 2 };
+	const struct bench_list *w = bench_list_or(&cfg->writers,
+		cfg->quick ? &quick : &def);
+	int i, n = 0;
+
+	for (i = 0; i < w->n && n < max; i++) {
+		struct bench_point *pt = &pts[n++];
+
+		bench_axes_init(&pt->ax);
+		pt->ax.writers = w->v[i];
+		pt->ax.readers = cfg->readers;
+		pt->ax.threads = w->v[i] + cfg->readers;
+		snprintf(pt->id, sizeof(pt->id), "w%ld-r%d", w->v[i],
+			 cfg->readers);
+	}
+	return n;
+}
+
+static int setup(const struct bench_config *cfg)
+{
+	long key;
+
+	kv.cfg = cfg;
+	kv.keys = cfg->keys < KV_MIN_KEYS ? KV_MIN_KEYS : cfg->keys;
+	kv.lockmem = aligned_alloc(BENCH_LOCK_ALIGN, BENCH_LOCK_SIZE);
+	kv.ht = cds_lfht_new(1024, 1024, 0, CDS_LFHT_AUTO_RESIZE, NULL);
+	if (!kv.lockmem || !kv.ht) {
+		perror("uspin-bench: kv");
+		return -1;
+	}
+	rcu_register_thread();
+	for (key = 0; key < kv.keys; key++)
+		kv_put(kv.ht, key, 0);
+	return 0;
+}
+
+static void teardown(void)
+{
+	rcu_unregister_thread();
+	free(kv.lockmem);
+	kv.lockmem = NULL;
+}
+
+static int run(const struct bench_config *cfg, const struct bench_point *pt,
+	       int round, const struct bench_lock *lock,
+	       struct bench_result *res)
+{
+	struct kv_run *run = &kv;
+	int writers = pt->ax.writers, n = writers + cfg->readers, i, err = 0;
 	struct kv_thread *t = aligned_alloc(128, n * sizeof(*t));
-	unsigned long reads = 0, writes = 0, nlat = 0;
+	unsigned long reads = 0, writes = 0, nlat = 0, per[256], lo = ~0ul, hi = 0;
+	struct uspin_thread_stats st;
 	struct timespec ts;
 	struct rusage r0, r1;
 	uint32_t *lat;
-	double t0, wall;
+	double t0, wall, cpu;
+	int st_all = 1;
 
-	if (!t)
+	if (!t || writers > 256)
 		abort();
 	memset(t, 0, n * sizeof(*t));
+	memset(&st, 0, sizeof(st));
+	run->lock = lock;
 	memset(run->lockmem, 0, BENCH_LOCK_SIZE);
-	run->lock->init(run->lockmem);
+	lock->init(run->lockmem);
 	run->stop = 0;
 	run->generation = 0;
 	pthread_barrier_init(&run->start, NULL, n + 1);
 	for (i = 0; i < n; i++) {
 		t[i].run = run;
 		t[i].writer = i < writers;
-		t[i].rng = 0x9e3779b97f4a7c15ull * (i + 1);
+		t[i].rng = 0x9e3779b97f4a7c15ull * (i + 1) +
+			   0xbf58476d1ce4e5b9ull * round + 1;
 		t[i].lat = t[i].writer ? malloc(KV_LAT_SAMPLES * 4) : NULL;
 		if ((t[i].writer && !t[i].lat) ||
 		    pthread_create(&t[i].thread, NULL, kv_thread_main, &t[i]))
 			abort();
 	}
-	pthread_barrier_wait(&run->start);
 	getrusage(RUSAGE_SELF, &r0);
 	t0 = bench_now();
-	ts.tv_sec = (time_t)run->cfg->seconds;
-	ts.tv_nsec = (long)((run->cfg->seconds - ts.tv_sec) * 1e9);
+	pthread_barrier_wait(&run->start);
+	ts.tv_sec = (time_t)cfg->seconds;
+	ts.tv_nsec = (long)((cfg->seconds - ts.tv_sec) * 1e9);
 	while (nanosleep(&ts, &ts))
 		;
 	CMM_STORE_SHARED(run->stop, 1);
@@ -219,20 +285,26 @@ static int kv_point(struct kv_run *run, int writers, struct kv_result *res)
 	wall = bench_now() - t0;
 	getrusage(RUSAGE_SELF, &r1);
 	pthread_barrier_destroy(&run->start);
-	run->lock->destroy(run->lockmem);
+	lock->destroy(run->lockmem);
 
 	for (i = 0; i < n; i++) {
 		if (t[i].writer) {
 			writes += t[i].ops;
 			nlat += t[i].nlat;
+			per[i] = t[i].ops;
+			lo = per[i] < lo ? per[i] : lo;
+			hi = per[i] > hi ? per[i] : hi;
+			st_all &= t[i].st_ok;
+			bench_thread_stats_add(&st, &t[i].st);
 		} else {
 			reads += t[i].ops;
 		}
 	}
 	if (run->generation != writes) {
 		fprintf(stderr, "uspin-bench: kv: %s broke mutual exclusion\n",
-			run->lock->name);
+			lock->name);
 		err = -1;
+		res->broken = 1;
 	}
 	lat = malloc((nlat ? nlat : 1) * 4);
 	if (!lat)
@@ -243,85 +315,40 @@ static int kv_point(struct kv_run *run, int writers, struct kv_result *res)
 		nlat += t[i].writer ? t[i].nlat : 0;
 		free(t[i].lat);
 	}
+	res->ops = writes;
+	res->wall_s = wall;
+	res->ops_per_s = writes / wall;
 	res->reads_per_s = reads / wall;
-	res->writes_per_s = writes / wall;
-	res->cpus_busy = (tv_s(r1.ru_utime) - tv_s(r0.ru_utime) +
-			  tv_s(r1.ru_stime) - tv_s(r0.ru_stime)) / wall;
-	res->wlat_p50_us = bench_percentile_u32(lat, nlat, 0.50) *
-			   bench_ns_per_tick / 1e3;
-	res->wlat_p99_us = bench_percentile_u32(lat, nlat, 0.99) *
-			   bench_ns_per_tick / 1e3;
-	res->wlat_p999_us = bench_percentile_u32(lat, nlat, 0.999) *
-			    bench_ns_per_tick / 1e3;
+	cpu = tv_s(r1.ru_utime) - tv_s(r0.ru_utime) +
+	      tv_s(r1.ru_stime) - tv_s(r0.ru_stime);
+	res->cpus_busy = cpu / wall;
+	if (writes) {
+		res->user_us_per_op = (tv_s(r1.ru_utime) - tv_s(r0.ru_utime)) * 1e6 / writes;
+		res->sys_us_per_op = (tv_s(r1.ru_stime) - tv_s(r0.ru_stime)) * 1e6 / writes;
+		res->cpu_us_per_op = cpu * 1e6 / writes;
+		res->vcsw_per_kop = (r1.ru_nvcsw - r0.ru_nvcsw) * 1e3 / writes;
+		res->ivcsw_per_kop = (r1.ru_nivcsw - r0.ru_nivcsw) * 1e3 / writes;
+	}
+	res->jain = bench_jain(per, writers);
+	res->min_max = hi ? (double)lo / hi : 0;
+	res->lat_p50_ns = bench_percentile_u32(lat, nlat, 0.50) * bench_ns_per_tick;
+	res->lat_p99_ns = bench_percentile_u32(lat, nlat, 0.99) * bench_ns_per_tick;
+	res->lat_p999_ns = bench_percentile_u32(lat, nlat, 0.999) * bench_ns_per_tick;
+	res->lat_samples = nlat;
+	if (lock->thread_stats && st_all)
+		bench_thread_stats_fill(res, &st, writes);
 	free(lat);
 	free(t);
 	return err;
 }
 
-int bench_kv(const struct bench_config *cfg)
-{
-	int nl = cfg->nr_locks, nw = cfg->writers.n, reps = cfg->repeats;
-	struct kv_result *all = calloc((size_t)nl * nw * reps + 1, sizeof(*all));
-	FILE *f = bench_open_out(cfg, "kv.csv");
-	struct kv_run run = { .cfg = cfg };
-	int l, w, r, k, broken = 0, done = 0;
-	double v[5][64];
-	long key;
-
-	run.lockmem = aligned_alloc(BENCH_LOCK_ALIGN, BENCH_LOCK_SIZE);
-	run.ht = cds_lfht_new(1024, 1024, 0, CDS_LFHT_AUTO_RESIZE, NULL);
-	if (!all || !run.lockmem || !run.ht) {
-		perror("uspin-bench: kv");
-		return 1;
-	}
-	rcu_register_thread();
-	for (key = 0; key < cfg->keys; key++)
-		kv_put(run.ht, key, 0);
-	fprintf(stderr, "kv: %ld keys, %d readers, %d locks x %d writer counts x %d repeats of %.2f s\n",
-		cfg->keys, cfg->readers, nl, nw, reps, cfg->seconds);
-	for (w = 0; w < nw; w++)
-	for (r = 0; r < reps; r++)
-	for (k = 0; k < nl; k++) {
-		struct kv_result *res;
-
-		l = (k + r) % nl;
-		run.lock = cfg->locks[l];
-		res = &all[((size_t)l * nw + w) * reps + r];
-		if (kv_point(&run, cfg->writers.v[w], res))
-			broken = 1;
-		fprintf(stderr, "[%4d/%d] kv writers %2ld rep %d  %-26s %9.1f kreads/s %8.1f kwrites/s  wlat p99 %8.1f us\n",
-			++done, nl * nw * reps, cfg->writers.v[w], r,
-			bench_lock_label(run.lock), res->reads_per_s / 1e3,
-			res->writes_per_s / 1e3, res->wlat_p99_us);
-	}
-	fprintf(f, "lock,readers,writers,repeats,reads_per_s_med,reads_per_s_min,reads_per_s_max,writes_per_s_med,writes_per_s_min,writes_per_s_max,wlat_p50_us_med,wlat_p99_us_med,wlat_p99_us_min,wlat_p99_us_max,wlat_p999_us_med,cpus_busy_med\n");
-	for (l = 0; l < nl; l++)
-	for (w = 0; w < nw; w++) {
-		struct kv_result *base = &all[((size_t)l * nw + w) * reps];
-		struct bench_spread s[6];
-
-		for (r = 0; r < reps; r++) {
-			v[0][r] = base[r].reads_per_s;
-			v[1][r] = base[r].writes_per_s;
-			v[2][r] = base[r].wlat_p50_us;
-			v[3][r] = base[r].wlat_p99_us;
-			v[4][r] = base[r].wlat_p999_us;
-		}
-		for (k = 0; k < 5; k++)
-			s[k] = bench_spread_of(v[k], reps);
-		for (r = 0; r < reps; r++)
-			v[0][r] = base[r].cpus_busy;
-		s[5] = bench_spread_of(v[0], reps);
-		fprintf(f, "%s,%d,%ld,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.4g\n",
-			bench_lock_label(cfg->locks[l]), cfg->readers,
-			cfg->writers.v[w], reps, s[0].median, s[0].min,
-			s[0].max, s[1].median, s[1].min, s[1].max,
-			s[2].median, s[3].median, s[3].min, s[3].max,
-			s[4].median, s[5].median);
-	}
-	fclose(f);
-	rcu_unregister_thread();
-	free(run.lockmem);
-	free(all);
-	return broken;
-}
+const struct bench_workload bench_wl_kv = {
+	.name = "kv",
+	.summary = "rculfhash store: readers under RCU, writers serialised by the lock, 5 % long holds",
+	.x_axis = "writers",
+	.latency = "writer: lock() call to unlock (the whole write), every write",
+	.points = points,
+	.setup = setup,
+	.teardown = teardown,
+	.run = run,
+};

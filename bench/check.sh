@@ -1,0 +1,71 @@
+#!/bin/bash
+# bench/check.sh — `make bench-check`: does the benchmark machinery work?
+# Behaviour only, never timing: the statistics' self-test, the harness's
+# refusals, a tiny run of every kind of workload with a lock in the
+# harness and one in a process of its own, the report on it, and
+# bench-uncontended's phases.  About 20 s.  Prints PASS or FAIL lines.
+set -uo pipefail
+build=${BUILD:-build}
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+pass() { echo "PASS: bench: $1"; }
+fail() { echo "FAIL: bench: $1"; fails=$((fails + 1)); }
+
+(cd "$here" && python3 -B -m benchlib.selftest) && pass "benchlib self-test" || fail "benchlib self-test"
+
+"$build/uspin-bench" list >/dev/null 2>&1 && pass "list" || fail "list"
+"$build/uspin-bench" no_such_workload >/dev/null 2>&1; [ $? = 2 ] && pass "unknown mode refused" || fail "unknown mode not refused"
+"$build/uspin-bench" sweep -r 0 >/dev/null 2>&1; [ $? = 2 ] && pass "bad -r refused" || fail "bad -r not refused"
+"$build/uspin-bench" sweep -l no_such_lock >/dev/null 2>&1; [ $? = 2 ] && pass "unknown lock refused" || fail "unknown lock not refused"
+
+# One lock in the harness, one uspin lock, one in its own process.
+locks=pthread_mutex,uspin_user_adaptive,pthread_mutex_adaptive_spin0
+wls=micro,sweep,preempt,sleep_fault,open_loop,oversub,kv
+if "$build/uspin-bench" $wls -Q -r 2 -s 0.02 --reruns 0 -q -l $locks -o "$tmp/host" \
+	>"$tmp/log" 2>&1; then
+	pass "tiny run of every workload"
+else
+	fail "tiny run of every workload (see below)"; tail -20 "$tmp/log"
+fi
+python3 - "$tmp/host" <<'PY' && pass "repeats.csv and meta.json are complete" || fail "repeats.csv / meta.json"
+import csv, json, sys
+d = sys.argv[1]
+meta = json.load(open(d + "/meta.json"))
+rows = list(csv.DictReader(open(d + "/repeats.csv")))
+assert meta["finished"] and meta["broken"] == 0, "run not finished or a lock broke"
+npoints = sum(len(w["points"]) for w in meta["workloads"])
+nlocks = len(meta["locks"])
+assert len(rows) == npoints * nlocks * 2, (len(rows), npoints, nlocks)
+for r in rows:
+    assert r["kept"] == "1" and float(r["ops"]) > 0, r
+    assert (r["child"] == "1") == (r["lock"] == "pthread_mutex_adaptive_spin0"), r
+    assert r["lock"] == "uspin_user_adaptive" or r["spin_wasted_us_per_op"] == "", r
+for rep in (0, 1):   # each round: every lock once, rotated
+    for (w, p) in {(r["workload"], r["point"]) for r in rows}:
+        got = [r["lock"] for r in rows if (r["workload"], r["point"], r["rep"]) == (w, p, str(rep))]
+        assert sorted(got) == sorted(l["name"] for l in meta["locks"]), got
+ol = [r for r in rows if r["workload"] == "open_loop"]
+assert ol and all(float(r["offered_per_s"]) > 0 for r in ol)
+assert all(float(r["lat_p99_ns"]) < 2**31 for r in ol), "open loop latency wrapped"
+PY
+if python3 -B "$here/report.py" "$tmp" >"$tmp/report.log" 2>&1 &&
+   grep -q "against pthread_mutex_adaptive\|against pthread_mutex" "$tmp/summary.md" &&
+   [ -s "$tmp/host/points.csv" ]; then
+	pass "report: summary.md, points.csv"
+else
+	fail "report"; tail -20 "$tmp/report.log"
+fi
+if command -v gnuplot >/dev/null; then
+	ls "$tmp"/host/plots/*.png "$tmp"/host/plots/*.svg >/dev/null 2>&1 && pass "report: plots" || fail "report: no plots"
+else
+	echo "SKIP: bench: plots: no gnuplot"
+fi
+if out=$("$build/bench-uncontended" -r 2 -n 10000 2>&1) &&
+   echo "$out" | grep -q "1 in every single round: yes; 0 in every threaded round: yes"; then
+	pass "bench-uncontended: both phases, __libc_single_threaded as expected"
+else
+	fail "bench-uncontended"; echo "$out" | tail -5
+fi
+[ $fails = 0 ]

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/* thread_stats.c - uspin_thread_stats() through a weak reference. */
+#include <errno.h>
+#include <string.h>
+
+#include "thread_stats.h"
+
+#pragma weak uspin_thread_stats
+
+const char *bench_thread_stats_status(void)
+{
+	struct uspin_thread_stats st;
+	int err;
+
+	if (!uspin_thread_stats)
+		return "absent: libuspin does not define uspin_thread_stats()";
+	err = uspin_thread_stats(&st, sizeof(st), 0);
+	if (err)
+		return strerror(err);
+	return "available";
+}
+
+int bench_thread_stats_reset(void)
+{
+	struct uspin_thread_stats st;
+
+	if (!uspin_thread_stats)
+		return -1;
+	return uspin_thread_stats(&st, sizeof(st), 1) ? -1 : 0;
+}
+
+int bench_thread_stats_read(struct uspin_thread_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (!uspin_thread_stats)
+		return -1;
+	return uspin_thread_stats(st, sizeof(*st), 0) ? -1 : 0;
+}
+
+void bench_thread_stats_add(struct uspin_thread_stats *a,
+			    const struct uspin_thread_stats *b)
+{
+	a->slow_paths += b->slow_paths;
+	a->spin_phases += b->spin_phases;
+	a->spin_acquired += b->spin_acquired;
+	a->spin_ns_acquired += b->spin_ns_acquired;
+	a->spin_ns_wasted += b->spin_ns_wasted;
+	a->spin_owner_off += b->spin_owner_off;
+	a->spin_refused += b->spin_refused;
+	a->blocks += b->blocks;
+	a->handoffs += b->handoffs;
+}
+
+void bench_thread_stats_fill(struct bench_result *r,
+			     const struct uspin_thread_stats *st, double ops)
+{
+	if (ops <= 0)
+		return;
+	r->spin_acquired_us_per_op = st->spin_ns_acquired / 1e3 / ops;
+	r->spin_wasted_us_per_op = st->spin_ns_wasted / 1e3 / ops;
+	r->spin_phases_per_kop = st->spin_phases * 1e3 / ops;
+	r->spin_owner_off_per_kop = st->spin_owner_off * 1e3 / ops;
+	r->spin_refused_per_kop = st->spin_refused * 1e3 / ops;
+	r->blocks_per_kop = st->blocks * 1e3 / ops;
+	r->handoffs_per_kop = st->handoffs * 1e3 / ops;
+}

@@ -1,0 +1,359 @@
+/*
+ * library.pml - Spin model of libuspin's own rules on the stock-kernel
+ * path (FUTEX_WAIT), which uspin.pml abstracts away: trylock, the spinner
+ * slot, the handoff to a starving waiter (m->handoff), robust owner death
+ * (FUTEX_OWNER_DIED), EOWNERDEAD / consistent / ENOTRECOVERABLE, and
+ * timed waits.  It follows libuspin/mutex_lock.c, mutex_trylock.c and
+ * mutex_unlock.c step by step.
+ *
+ * Three threads (TIDs 1..3) each make K attempts, each a lock (untimed or,
+ * with TIMEOUTS, timed) or a trylock, and unlock what they got.  Every
+ * access to the word, to m->handoff and to the futex queue is one atomic
+ * step; FUTEX_WAIT checks the word and queues in one step (the kernel does
+ * both under the hash-bucket lock); a wake picks any matching waiter.
+ * Waiters carry a bitset: 1 (USPIN_WAKE_NORMAL) or 2 (USPIN_WAKE_HANDOFF);
+ * FUTEX_WAKE matches any, FUTEX_WAKE_BITSET(2) only requesters.  "Blocked
+ * for longer than the handoff threshold" is a free choice.
+ *
+ * Properties: mutual exclusion (and the owner is the word's TID); no lost
+ * wake-up (no thread asleep forever: invalid end state); a timed lock never
+ * returns ETIMEDOUT while the word holds its TID (a leaked lock); a handoff
+ * stores the requester's TID, never 0, so nobody can barge; at most one
+ * spinner.
+ *
+ * Configuration (spin -D...):
+ *   TIMEOUTS    locks may be timed, and a queued waiter may time out
+ *   DEATH       thread 3 dies holding the lock in its last attempt; the
+ *               kernel marks the word OWNER_DIED and wakes one waiter
+ *   K           attempts per thread (default 2)
+ * Negative controls, each must fail:
+ *   NEG_WITHDRAW_STORE  a timed-out requester withdraws with a plain store
+ *                       instead of a CAS (it may be handed the lock anyway)
+ *   NEG_HANDOFF_READ    the unlocker reads m->handoff and clears it in a
+ *                       second step (a withdrawn requester can be handed it)
+ *   NEG_HANDOFF_NO_W    the handoff stores the TID without FUTEX_WAITERS
+ *   NEG_NO_NOTREC_WAKE  unlocking an EOWNERDEAD lock without consistent()
+ *                       wakes nobody
+ *   NEG_WAKE_ONE_HANDOFF  the handoff wakes one USPIN_WAKE_HANDOFF waiter:
+ *                       the next requester may sleep there too, and get
+ *                       the wake-up meant for the thread handed the word
+ */
+
+#ifndef K
+#define K 2
+#endif
+
+#define TIDM	3	/* FUTEX_TID_MASK */
+#define ODBIT	4	/* FUTEX_OWNER_DIED */
+#define WBIT	8	/* FUTEX_WAITERS */
+#define NORMAL	1	/* USPIN_WAKE_NORMAL */
+#define HANDOFF	2	/* USPIN_WAKE_HANDOFF */
+#define ANY	3	/* FUTEX_WAKE */
+
+byte word;		/* the lock word */
+byte handoff;		/* m->handoff: a requester's TID, or 0 */
+bool notrec;		/* USPIN_NOTRECOVERABLE in m->flags */
+byte spinners;		/* threads in a spin phase */
+bool queued[4];		/* on the futex queue of the word */
+byte qbits[4];		/* ... waiting with this bitset */
+byte cs;		/* threads in the critical section */
+
+/* FUTEX_WAKE(_BITSET) of one waiter matching @bits, if there is one. */
+inline wake_one(bits)
+{
+	atomic {
+		if
+		:: queued[1] && (qbits[1] & (bits)) -> queued[1] = 0
+		:: queued[2] && (qbits[2] & (bits)) -> queued[2] = 0
+		:: queued[3] && (qbits[3] & (bits)) -> queued[3] = 0
+		:: else -> skip
+		fi
+	}
+}
+
+/* FUTEX_WAKE(_BITSET) of every waiter matching @bits. */
+inline wake_all(bits)
+{
+	atomic {
+		queued[1] = queued[1] && !(qbits[1] & (bits));
+		queued[2] = queued[2] && !(qbits[2] & (bits));
+		queued[3] = queued[3] && !(qbits[3] & (bits))
+	}
+}
+
+/* cmpxchg(word, old, new): ok tells success; on failure v = current value */
+inline cas(old, new)
+{
+	atomic {
+		if
+		:: word == old -> word = new; ok = 1
+		:: else -> ok = 0; v = word
+		fi
+	}
+}
+
+/* The kernel at the death of thread @me (exit_robust_list). */
+inline die(me)
+{
+	atomic {
+		if
+		:: (word & TIDM) == me -> word = (word & WBIT) | ODBIT
+		:: else
+		fi
+	}
+	wake_one(ANY)
+}
+
+proctype T(byte me)
+{
+	byte i, v, h;
+	bool ok, timed, asked, promised, tmo;
+
+top:
+	if
+	:: i == K -> goto finish
+	:: else
+	fi;
+	asked = 0; promised = 0; timed = 0;
+	if
+	:: goto trylock
+	:: goto lock
+#ifdef TIMEOUTS
+	:: timed = 1; goto lock
+#endif
+	fi;
+
+	/* ---- mutex_trylock.c ---- */
+trylock:
+	cas(0, me);
+	if
+	:: ok -> goto acquired
+	:: else
+	fi;
+	if
+	:: (v & TIDM) == 0 && (v & ODBIT) && !notrec ->
+		cas(v, v | me);			/* take over from the dead */
+		if
+		:: ok -> goto after_acquire
+		:: else -> goto next		/* EBUSY */
+		fi
+	:: else -> goto next			/* EBUSY / ENOTRECOVERABLE */
+	fi;
+
+	/* ---- mutex_lock.c: fast path, spin phase, block_futex_wait ---- */
+lock:
+	cas(0, me);
+	if
+	:: ok -> goto acquired
+	:: else
+	fi;
+	if
+	:: (word & TIDM) == me -> goto next	/* EDEADLK */
+	:: notrec -> goto next			/* ENOTRECOVERABLE */
+	:: else
+	fi;
+	/* spin phase: one slot; refused, or 0..1 attempts */
+	if
+	:: skip
+	:: atomic { spinners == 0 -> spinners++ };
+		assert(spinners == 1);
+		if
+		:: atomic { handoff == 0 && word == 0 -> word = me; ok = 1 }
+		:: ok = 0
+		fi;
+		spinners--;
+		if
+		:: ok -> goto acquired
+		:: else
+		fi
+	fi;
+B_loop:
+	v = word;
+	if
+	:: (v & TIDM) == me -> goto after_acquire	/* handed over */
+	:: (v & TIDM) == 0 ->
+		if
+		:: asked ->
+			asked = 0;
+			atomic {
+				if
+				:: handoff == me -> handoff = 0
+				:: else -> promised = 1
+				fi
+			}
+			if
+			:: promised -> goto B_loop	/* taken after we read v */
+			:: else
+			fi
+		:: else
+		fi;
+		if
+		:: promised && !(v & ODBIT) -> goto B_loop	/* cannot happen */
+		:: else
+		fi;
+		promised = 0;			/* the unlocker died */
+		if
+		:: notrec -> goto next
+		:: else
+		fi;
+		cas(v, v | me | WBIT);
+		if
+		:: ok -> goto after_acquire
+		:: else -> goto B_loop
+		fi
+	:: else
+	fi;
+	/* owned by another thread: ask for a handoff (blocked long enough) */
+	if
+	:: !asked && !promised ->
+		atomic {
+			if
+			:: handoff == 0 -> handoff = me; asked = 1
+			:: else
+			fi
+		}
+		if
+		:: asked -> goto B_loop
+		:: else
+		fi
+	:: skip
+	fi;
+	if
+	:: !(v & WBIT) ->
+		cas(v, v | WBIT);
+		if
+		:: !ok -> goto B_loop
+		:: else -> v = v | WBIT
+		fi
+	:: else
+	fi;
+	/* FUTEX_WAIT_BITSET(word, v, bits, abstime) */
+	tmo = 0;
+	atomic {
+		if
+		:: word == v ->
+			queued[me] = 1;
+			qbits[me] = (asked || promised -> HANDOFF : NORMAL)
+		:: else
+		fi
+	}
+	if
+	:: !queued[me]
+	:: atomic { timed && !promised && queued[me] -> queued[me] = 0; tmo = 1 }
+	fi;
+	if
+	:: tmo ->
+		if
+		:: !asked -> goto timed_out
+		:: else
+		fi;
+#ifdef NEG_WITHDRAW_STORE
+		handoff = 0;
+		goto timed_out;
+#else
+		atomic {
+			if
+			:: handoff == me -> handoff = 0; ok = 1
+			:: else -> ok = 0
+			fi
+		}
+		if
+		:: ok -> goto timed_out
+		:: else -> asked = 0; promised = 1
+		fi
+#endif
+	:: else
+	fi;
+	goto B_loop;
+
+timed_out:
+	assert((word & TIDM) != me);	/* ETIMEDOUT while owning: leaked */
+	goto next;
+
+	/* ---- uspin_after_acquire(): we own the word ---- */
+after_acquire:
+	if
+	:: word & ODBIT ->
+		if
+		:: notrec ->
+			atomic { word = ODBIT };
+			wake_all(ANY);
+			goto next			/* ENOTRECOVERABLE */
+		:: else
+		fi;
+		/* EOWNERDEAD: repair (consistent) or not */
+		if
+		:: atomic { word = word & ~ODBIT }
+		:: skip
+		fi
+	:: else
+	fi;
+acquired:
+	atomic { cs++; assert(cs == 1 && (word & TIDM) == me) };
+	cs--;
+#ifdef DEATH
+	if
+	:: me == 3 && i == K - 1 -> die(me); goto finish
+	:: else
+	fi;
+#endif
+
+	/* ---- mutex_unlock.c ---- */
+	cas(me, 0);
+	if
+	:: ok -> goto next
+	:: else
+	fi;
+	/* uspin_release_word() */
+	if
+	:: word & ODBIT ->
+		notrec = 1;
+		atomic { word = ODBIT };
+#ifndef NEG_NO_NOTREC_WAKE
+		wake_all(ANY);
+#endif
+		goto next
+	:: else
+	fi;
+#ifdef NEG_HANDOFF_READ
+	h = handoff;
+	handoff = 0;
+#else
+	atomic { h = handoff; handoff = 0 }
+#endif
+	if
+	:: h != 0 ->
+#ifdef NEG_HANDOFF_NO_W
+		atomic { word = h };
+#else
+		atomic { word = h | WBIT };
+#endif
+#ifdef NEG_WAKE_ONE_HANDOFF
+		wake_one(HANDOFF);
+#else
+		wake_all(HANDOFF);
+#endif
+		goto next
+	:: else
+	fi;
+	atomic { v = word; word = 0 };
+	if
+	:: v & WBIT -> wake_one(ANY)
+	:: else
+	fi;
+next:
+	/* dead values: keep the state space small */
+	atomic { i++; v = 0; h = 0; ok = 0; tmo = 0; asked = 0; promised = 0;
+		 timed = 0 };
+	goto top;
+finish:
+	skip
+}
+
+init {
+	atomic {
+		run T(1);
+		run T(2);
+		run T(3)
+	}
+}
