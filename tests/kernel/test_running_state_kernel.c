@@ -37,6 +37,7 @@
 
 #include "running_state.h"
 #include "running_state_abi.h"
+#include "uspin.h"
 
 /* ---- ABI drift: user-space header vs the kernel's uapi headers --------- */
 #define SAME_FIELD(f) \
@@ -916,6 +917,12 @@ END_TEST
 
 /* ---- the library's provider on top ------------------------------------ */
 
+/*
+ * libuspin attaches its provider in a constructor, so these run in a fresh
+ * image started with USPIN_RS_PROVIDER=vdso ("provider NAME"), and report
+ * by exit status; the rest of this program runs with USPIN_RS_PROVIDER=none
+ * (see main()), so that libuspin does not opt it in behind the tests' back.
+ */
 static volatile int lib_stop;
 static volatile long lib_samples, lib_on;
 
@@ -932,63 +939,87 @@ static void *lib_sampler(void *arg)
 	return NULL;
 }
 
-START_TEST(provider_vdso_attaches_and_agrees)
+static int provider_attach(void)
 {
 	struct uspin_kernel_rs rs;
+	pthread_t busy, sleeper_thr;
 	struct worker sleeper;
-	pthread_t busy;
 	int i;
 
-	setenv("USPIN_RS_PROVIDER", "vdso", 1);
-	ck_assert_str_eq(uspin_running_state_init(), "vdso");
-	rs = rs_get();			/* attach() opted us in */
-	ck_assert_uint_eq(rs.flags, SCHED_RS_FLAG_OPTED_IN | SCHED_RS_FLAG_PUBLISHING);
-	ck_assert_uint_eq((uintptr_t)uspin_rs_view.base, rs.base);
-	ck_assert_uint_eq(uspin_rs_view.nr_entries, rs.nr_entries);
-	ck_assert_int_eq(uspin_rs_query(gettid_raw()), USPIN_RS_ON);
-	ck_assert_int_eq(pthread_create(&busy, NULL, lib_sampler, NULL), 0);
-	worker_start(&sleeper, 1);
+	if (strcmp(uspin_running_state_provider(), "vdso"))
+		return 20;		/* the constructor did not attach it */
+	memset(&rs, 0, sizeof(rs));
+	if (rs_prctl(PR_SCHED_RS_GET, &rs, sizeof(rs)) ||
+	    rs.flags != (SCHED_RS_FLAG_OPTED_IN | SCHED_RS_FLAG_PUBLISHING))
+		return 21;		/* attach() opts the process in */
+	if ((uintptr_t)uspin_rs_view.base != rs.base ||
+	    uspin_rs_view.nr_entries != rs.nr_entries)
+		return 22;
+	if (uspin_rs_query(gettid_raw()) != USPIN_RS_ON)
+		return 23;
+	if (pthread_create(&busy, NULL, lib_sampler, NULL))
+		return 24;
+	memset(&sleeper, 0, sizeof(sleeper));
+	sleeper.sleep = 1;
+	if (pthread_create(&sleeper_thr, NULL, worker_fn, &sleeper))
+		return 24;
+	sleeper.thr = sleeper_thr;
+	while (!sleeper.tid)
+		sched_yield();
 	for (i = 0; i < 2000 && uspin_rs_query(sleeper.tid) != USPIN_RS_OFF; i++)
 		ms_sleep(1);
-	ck_assert_int_eq(uspin_rs_query(sleeper.tid), USPIN_RS_OFF);
+	if (uspin_rs_query(sleeper.tid) != USPIN_RS_OFF)
+		return 25;
 	ms_sleep(100);
 	lib_stop = 1;
 	pthread_join(busy, NULL);
-	ck_assert_msg(lib_samples > 1000 && lib_on * 100 >= lib_samples * 99,
-		      "busy thread read itself ON through the view in %ld of %ld samples",
-		      lib_on, lib_samples);
-	ck_assert_int_eq(uspin_rs_query(rs.nr_entries), USPIN_RS_UNKNOWN);
-	ck_assert_int_eq(uspin_rs_query(1), USPIN_RS_UNKNOWN);	/* init: not opted in */
-	ck_assert_ptr_nonnull(uspin_running_state_active()->describe);
+	if (lib_samples < 1000 || lib_on * 100 < lib_samples * 99) {
+		printf("provider: busy thread read itself ON in %ld of %ld samples\n",
+		       lib_on, lib_samples);
+		return 26;
+	}
+	if (uspin_rs_query(rs.nr_entries) != USPIN_RS_UNKNOWN)
+		return 27;
+	if (uspin_rs_query(1) != USPIN_RS_UNKNOWN)	/* init: not opted in */
+		return 28;
+	if (!uspin_running_state_active()->describe)
+		return 29;
 	printf("running-state: %s\n", uspin_running_state_active()->describe());
-	worker_stop(&sleeper);
+	sleeper.stop = 1;
+	pthread_join(sleeper.thr, NULL);
+	return 0;
 }
-END_TEST
 
 /*
- * The provider across a fork into a new pid namespace: libuspin's fork
- * hook calls new_process(), which finds the inherited mapping detached and
- * maps the child's own array; the child then reads itself ON under its
- * namespace TID 1 through the library's view.
+ * Across a fork into a new pid namespace: the child's first lock call makes
+ * libuspin notice the new process and call new_process(), which finds the
+ * inherited mapping detached and maps the child's own array; the child then
+ * reads itself ON under its namespace TID 1 through the library's view.
+ * Before that, the inherited view reads UNKNOWN.
  */
-START_TEST(provider_follows_a_fork_into_a_new_pid_namespace)
+static int provider_new_pid_ns(void)
 {
 	volatile struct ns_report *r = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 					    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	uintptr_t outer_base;
+	uintptr_t outer_base = (uintptr_t)uspin_rs_view.base;
 	pid_t pid;
+	int st;
 
-	ck_assert_ptr_ne((void *)r, MAP_FAILED);
-	setenv("USPIN_RS_PROVIDER", "vdso", 1);
-	ck_assert_str_eq(uspin_running_state_init(), "vdso");
-	outer_base = (uintptr_t)uspin_rs_view.base;
-	ck_assert_msg(unshare(CLONE_NEWPID) == 0, "unshare(CLONE_NEWPID): %s", strerror(errno));
+	if (r == MAP_FAILED || strcmp(uspin_running_state_provider(), "vdso"))
+		return 30;
+	if (unshare(CLONE_NEWPID))
+		return 31;
 	pid = fork();
-	ck_assert_int_ge(pid, 0);
+	if (pid < 0)
+		return 32;
 	if (pid == 0) {
+		uspin_mutex_t m = USPIN_MUTEX_INITIALIZER;
 		struct uspin_kernel_rs c;
 
 		r->inner_tid = gettid_raw();
+		r->inherited_self_entry = uspin_rs_query(r->inner_tid);
+		if (uspin_mutex_lock(&m) || uspin_mutex_unlock(&m))
+			_exit(12);
 		r->inner_base = (uintptr_t)uspin_rs_view.base;
 		r->self_entry = uspin_rs_query(r->inner_tid);
 		memset(&c, 0, sizeof(c));
@@ -997,13 +1028,49 @@ START_TEST(provider_follows_a_fork_into_a_new_pid_namespace)
 		r->inner_ns = c.pid_ns;
 		_exit(c.base == r->inner_base ? 0 : 11);
 	}
-	ck_assert_int_eq(child_status(pid), 0);
-	ck_assert_uint_eq(r->inner_tid, 1);
-	ck_assert_uint_ne(r->inner_base, 0);
-	ck_assert_uint_ne(r->inner_base, outer_base);
-	ck_assert_uint_ne(r->inner_ns, own_pid_ns());
-	ck_assert_int_eq(r->self_entry, USPIN_RS_ON);
-	munmap((void *)r, 4096);
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		return 33;
+	if (r->inner_tid != 1)
+		return 34;
+	if (!r->inner_base || r->inner_base == outer_base)
+		return 35;		/* new_process() did not remap */
+	if (r->self_entry != USPIN_RS_ON)
+		return 36;
+	if (r->inherited_self_entry != USPIN_RS_UNKNOWN)
+		return 37;		/* the inherited view must read UNKNOWN */
+	return 0;
+}
+
+/* Run "provider @what" in a fresh image with the vdso provider. */
+static int run_provider_check(const char *what)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		setenv("USPIN_RS_PROVIDER", "vdso", 1);
+		execl("/proc/self/exe", "test-running-state-kernel", "provider",
+		      what, (char *)NULL);
+		_exit(99);
+	}
+	return child_status(pid);
+}
+
+START_TEST(provider_vdso_attaches_and_agrees)
+{
+	int st = run_provider_check("attach");
+
+	ck_assert_msg(st == 0, "provider attach: %d (20 not attached, 21 not opted in, 22 view, 23 self not ON, 25 sleeper not OFF, 26 busy not ON, 27/28 UNKNOWN, 29 describe)",
+		      st);
+}
+END_TEST
+
+START_TEST(provider_follows_a_fork_into_a_new_pid_namespace)
+{
+	int st = run_provider_check("new-pid-ns");
+
+	ck_assert_msg(st == 0, "provider new-pid-ns: %d (33 child failed, 34 not TID 1, 35 not remapped, 36 not ON, 37 inherited view not UNKNOWN)",
+		      st);
 }
 END_TEST
 
@@ -1046,11 +1113,25 @@ static Suite *kernel_rs_suite(void)
 
 int main(int argc, char **argv)
 {
+	const char *provider = getenv("USPIN_RS_PROVIDER");
 	SRunner *sr;
 	int failed;
 
 	if (argc > 1 && strcmp(argv[1], "after-exec") == 0)
 		return after_exec();
+	if (argc > 2 && strcmp(argv[1], "provider") == 0)
+		return strcmp(argv[2], "attach") == 0 ? provider_attach() :
+		       strcmp(argv[2], "new-pid-ns") == 0 ? provider_new_pid_ns() : 2;
+	/*
+	 * libuspin's constructor attached a provider (and so opted this
+	 * process in) unless told not to: start again without it.
+	 */
+	if (!provider || strcmp(provider, "none") != 0) {
+		setenv("USPIN_RS_PROVIDER", "none", 1);
+		execv("/proc/self/exe", argv);
+		perror("test-running-state-kernel: exec");
+		return 2;
+	}
 	sr = srunner_create(kernel_rs_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
