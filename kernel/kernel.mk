@@ -23,7 +23,7 @@ KERNEL_HDR       := $(KERNEL_BUILD_DIR)/hdr/include
 KERNEL_STAMP     := $(KERNEL_BUILD_DIR)/.uspin-headers
 
 DEB_PACKAGES += qemu-system-x86 busybox-static linux-source-6.1 flex bison bc \
-		libelf-dev cpio patch xz-utils gzip
+		libelf-dev cpio patch xz-utils gzip linux-perf
 
 # Guest test programs: static, against the patched uapi headers (so the
 # _Static_assert against libuspin/futex_lock_abi.h sees the kernel's numbers).
@@ -34,11 +34,14 @@ KTEST_HDRS   := tests/kernel/futex_lock_test.h libuspin/futex_lock_abi.h
 
 GUEST_BINS += $(BUILD)/guest/test-futex-lock $(BUILD)/guest/test-futex-lock-adaptive \
 	      $(BUILD)/guest/run-guest-suites $(BUILD)/guest/run-futex-selftests \
-	      $(BUILD)/guest/test-running-state-kernel $(BUILD)/guest/pingpong
+	      $(BUILD)/guest/test-running-state-kernel $(BUILD)/guest/pingpong \
+	      $(BUILD)/guest/running_state_test $(BUILD)/guest/librs-optin.so \
+	      $(BUILD)/guest/running-state-cost
 
 # The suites vm-check runs in the guest, in this order.
 VM_SUITES ?= test-futex-lock test-futex-lock-adaptive futex-selftests \
-	     test-running-state-kernel running-state-vdso uspin-info test-uspin
+	     test-running-state-kernel running_state_test running-state-vdso \
+	     uspin-info test-uspin
 VM_TIMEOUT ?= 1800
 
 # The kernel's own futex selftests (tools/testing/selftests/futex/functional
@@ -50,7 +53,8 @@ FUTEX_SELFTESTS := futex_requeue_pi futex_requeue_pi_mismatched_ops \
 SELFTEST_DIR  := $(BUILD)/futex-selftests
 SELFTEST_BINS := $(addprefix $(SELFTEST_DIR)/,$(FUTEX_SELFTESTS))
 
-.PHONY: kernel vm-check vm-selftests-baseline kernel-check-series kernel-clean
+.PHONY: kernel vm-check vm-selftests-baseline kernel-check-series kernel-clean \
+	vm-rs-cost
 
 # The stamp's path is keyed by every input, so "exists" means "up to date";
 # one rule builds, so a parallel make never starts two kernel builds.
@@ -75,10 +79,42 @@ $(BUILD)/guest/test-running-state-kernel: tests/kernel/test_running_state_kernel
 	$(CC) $(KTEST_CFLAGS) $(CPPFLAGS) -isystem $(KERNEL_HDR) -o $@ $< \
 	  $(LIBUSPIN_A) $(KTEST_LIBS)
 
-# The context-switch cost of publication, toggled with the sysctl.
-$(BUILD)/guest/pingpong: vdso/pingpong.c vdso/running_state.h $(LIBUSPIN_A)
+# The series' in-tree selftest (tools/testing/selftests/sched), static.
+$(BUILD)/guest/running_state_test: $(KERNEL_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -static -pthread -Wall -Werror \
+	  -I$(KERNEL_TREE)/tools/testing/selftests -isystem $(KERNEL_HDR) -o $@ \
+	  $(KERNEL_TREE)/tools/testing/selftests/sched/running_state_test.c
+
+# The context-switch cost of publication, toggled with the sysctl, and
+# the LD_PRELOAD shim that opts unmodified programs (perf) in.
+$(BUILD)/guest/pingpong: vdso/pingpong.c vdso/running_state.h vdso/running_state_abi.h $(LIBUSPIN_A)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -static -o $@ $< $(LIBUSPIN_A) -pthread
+
+$(BUILD)/guest/librs-optin.so: vdso/rs_optin.c vdso/running_state_abi.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $<
+
+$(BUILD)/guest/running-state-cost: tests/kernel/running_state_cost
+	@mkdir -p $(@D)
+	cp $< $@
+
+# What publication costs per context switch, in one boot of the patched
+# kernel (TCG: ratios inside one run only): pingpong, perf bench sched pipe
+# and perf bench sched messaging (hackbench), publication on vs off,
+# medians with bootstrap 95 % intervals.  perf is Debian's linux-perf
+# (dynamically linked; vm-run carries its libraries).  Not part of check.
+# The guest's TSC runs at the host's rate under TCG; giving it avoids the
+# PIT calibration, which fails on a loaded host (then: jiffies, 4 ms steps).
+RS_COST_REPS ?= 21
+RS_COST_TSC_KHZ ?= $(shell awk '/^cpu MHz/ { printf "%d", $$4 * 1000; exit }' /proc/cpuinfo)
+vm-rs-cost: kernel guest-bins
+	USPIN_GUEST_BINS="$(GUEST_BINS)" USPIN_CACHE=$(USPIN_CACHE) \
+	  $(VM_RUN) --kernel $(VMLINUX) --smp 2 \
+	  --append "tsc=reliable tsc_early_khz=$(RS_COST_TSC_KHZ)" \
+	  --timeout 1200 --files $$(command -v perf) \
+	  --log $(BUILD)/vm-rs-cost.log -- running-state-cost $(RS_COST_REPS)
 
 $(BUILD)/guest/run-guest-suites $(BUILD)/guest/run-futex-selftests: $(BUILD)/guest/%: tests/kernel/%
 	@mkdir -p $(@D)

@@ -3,24 +3,57 @@
  * pingpong.c - what publishing the running state adds to a context switch,
  * and what one query costs.  A measurement, not a test.
  *
- *   pingpong [--toggle sysctl|bpf] [-r reps] [-n round trips] [-c cpu]
+ *   pingpong [--toggle sysctl|bpf] [--on CMD --off CMD] [-r reps]
+ *            [-n round trips] [-c cpu] [--cmd CMD] [--preload LIB]
+ *            [-B resamples] [--no-query] [--no-opt-in]
+ *   pingpong --layout-cost [-r reps]
  *
- * Two threads pinned to one CPU bounce a byte over two pipes, so every
- * round trip is exactly two context switches between them (pinned to one
- * CPU, no idle task in between).  Rounds alternate publication on / off in
- * one process, so both sides see the same machine state; the median of
- * each side is reported.  The toggle is either the patched kernel's sysctl
- * kernel.sched_running_state (default where it exists) or attaching /
- * detaching the BPF program (stock kernels; only in builds with
- * USPIN_PINGPONG_BPF).  Needs root either way.
+ * Workload: by default two threads pinned to one CPU bounce a byte over two
+ * pipes, so every round trip is exactly two context switches between them
+ * (no idle task in between); a sample is ns per switch.  With --cmd, a
+ * sample is one run of CMD under sh -c (e.g. "perf bench sched pipe"): the
+ * seconds it prints as "Total time: X [sec]", or else its wall time; with
+ * --preload, CMD runs with LD_PRELOAD=LIB (librs-optin.so opts the
+ * process in, so that its threads and fork children are published).
+ *
+ * Toggle: publication on / off, alternated in one process in ABBA order,
+ * so both sides see the same machine state:
+ *   sysctl  the patched kernel's kernel.sched_running_state (1/0); this
+ *           process opts in first (PR_SCHED_RS_ENABLE) unless --no-opt-in
+ *           (then what is measured is the cost of the switch with the key
+ *           on for a process that is not published); default where the
+ *           sysctl exists
+ *   bpf     attach / detach the BPF program (stock kernels; only in
+ *           builds with USPIN_PINGPONG_BPF)
+ *   --on CMD --off CMD   any pair of shell commands (e.g. another
+ *           publication mechanism's switch), run before each sample
+ * Needs root for the first two.
+ *
+ * Report: for each side the median with a bootstrap 95 % confidence
+ * interval (-B resamples of the samples), and the median of the paired
+ * differences on - off (rep by rep) with its bootstrap interval; then the
+ * raw samples.  Last, the cost of one uspin_rs_query() on the provider that
+ * belongs to the toggle.
+ *
+ * --layout-cost needs no kernel support and no root: on a synthetic array,
+ * what the kernel array's transposed layout (entries of consecutive TIDs in
+ * different cache lines) costs a query and saves the writers, against a
+ * plain array.  Queries: uspin_rs_query() over 4096 consecutive TIDs.
+ * Writers: one thread per CPU (CPUs 0 and 1) doing what a context switch
+ * does -- store OFF for the task leaving, CPU for the task coming -- for
+ * two tasks of its own; the four TIDs are consecutive, like the threads of
+ * one process.  Medians over the reps, ns per query / per switch.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,11 +62,16 @@
 #include "bpf/rs_load.h"
 #endif
 #include "running_state.h"
+#include "running_state_abi.h"
 
-#define RS_SYSCTL "/proc/sys/kernel/sched_running_state"
+#define RS_SYSCTL	"/proc/sys/kernel/sched_running_state"
+#define MAX_REPS	256
 
 static int ab[2], ba[2];
 static long iters = 200000;
+static const char *cmd;		/* --cmd: the workload */
+static const char *preload;	/* --preload: LD_PRELOAD for it */
+static int opt_in = 1;		/* sysctl toggle: PR_SCHED_RS_ENABLE first */
 
 static double now_ns(void)
 {
@@ -82,6 +120,36 @@ static double one_round(int cpu)
 	return t0 / iters / 2;
 }
 
+/*
+ * One run of the --cmd workload: "Total time: X [sec]" from its output
+ * (perf bench prints it), else its wall time, in seconds; < 0 on failure.
+ */
+static double one_cmd(void)
+{
+	char line[512];
+	double t0 = now_ns(), total = -1;
+	FILE *p;
+
+	if (preload)
+		setenv("LD_PRELOAD", preload, 1);
+	p = popen(cmd, "r");
+	if (preload)
+		unsetenv("LD_PRELOAD");
+	if (!p)
+		return -1;
+	while (fgets(line, sizeof(line), p))
+		if (total < 0)
+			sscanf(line, " Total time: %lf", &total);
+	if (pclose(p) != 0)
+		return -1;
+	return total >= 0 ? total : (now_ns() - t0) / 1e9;
+}
+
+static double sample(int cpu)
+{
+	return cmd ? one_cmd() : one_round(cpu);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -89,10 +157,41 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static double median(double *v, int n)
+/* Median of @n values (sorts a copy). */
+static double median(const double *v, int n)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	double s[MAX_REPS];
+
+	memcpy(s, v, n * sizeof(*v));
+	qsort(s, n, sizeof(*s), cmp_double);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;	/* fixed: reproducible */
+
+static unsigned int rnd(unsigned int n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (unsigned int)(rng % n);
+}
+
+/* Percentile bootstrap 95 % interval of the median of @v. */
+static void boot_ci(const double *v, int n, int resamples, double *lo, double *hi)
+{
+	double *meds = malloc(sizeof(double) * resamples), r[MAX_REPS];
+	int b, i;
+
+	for (b = 0; b < resamples; b++) {
+		for (i = 0; i < n; i++)
+			r[i] = v[rnd(n)];
+		meds[b] = median(r, n);
+	}
+	qsort(meds, resamples, sizeof(*meds), cmp_double);
+	*lo = meds[(int)(0.025 * (resamples - 1))];
+	*hi = meds[(int)(0.975 * (resamples - 1))];
+	free(meds);
 }
 
 /*
@@ -114,10 +213,104 @@ static double query_cost(void)
 	return t0 / reps;
 }
 
+
+/* ---- --layout-cost ------------------------------------------------------ */
+
+#define LAYOUT_ENTRIES	(1u << 20)
+
+struct writer {
+	volatile uint32_t *a;
+	uint32_t idx[2];	/* entries of its two tasks */
+	int cpu;
+	long iters;
+	volatile int *go;
+	double ns;
+};
+
+static void *writer_fn(void *arg)
+{
+	struct writer *w = arg;
+	long i;
+	double t0;
+
+	pin(w->cpu);
+	while (!*w->go)
+		;
+	t0 = now_ns();
+	for (i = 0; i < w->iters; i++) {
+		/* switch from task i&1 to task !(i&1) on this CPU */
+		w->a[w->idx[i & 1]] = USPIN_RS_ENTRY_OFF;
+		w->a[w->idx[!(i & 1)]] = USPIN_RS_ENTRY_CPU0 + w->cpu;
+	}
+	w->ns = (now_ns() - t0) / w->iters;
+	return NULL;
+}
+
+/* ns per simulated switch, both CPUs writing at once, TIDs base..base+3. */
+static double bounce(volatile uint32_t *a, unsigned int line, unsigned int block,
+		     uint32_t base)
+{
+	struct uspin_rs_view v = { .line_shift = line, .block_shift = block };
+	struct writer w[2];
+	volatile int go = 0;
+	pthread_t t[2];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		w[i] = (struct writer){ .a = a, .cpu = i, .iters = 20000000, .go = &go };
+		w[i].idx[0] = uspin_rs_index(&v, base + 2 * i);
+		w[i].idx[1] = uspin_rs_index(&v, base + 2 * i + 1);
+		pthread_create(&t[i], NULL, writer_fn, &w[i]);
+	}
+	go = 1;
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	return (w[0].ns + w[1].ns) / 2;
+}
+
+static double query_layout(volatile uint32_t *a, unsigned int line, unsigned int block)
+{
+	uspin_rs_view.base = a;
+	uspin_rs_view.alive = &uspin_rs_always_alive;
+	uspin_rs_view.stride = 1;
+	uspin_rs_view.line_shift = line;
+	uspin_rs_view.block_shift = block;
+	uspin_rs_view.nr_entries = LAYOUT_ENTRIES;
+	return query_cost();
+}
+
+static int layout_cost(int reps)
+{
+	static double q[2][MAX_REPS], b[2][MAX_REPS];
+	volatile uint32_t *a = calloc(LAYOUT_ENTRIES, sizeof(uint32_t));
+	static const unsigned int lines[2] = { 0, 4 }, blocks[2] = { 0, 10 };
+	static const char *const names[2] = { "plain array", "transposed (kernel v2)" };
+	int r, l;
+
+	if (!a)
+		return 1;
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		fprintf(stderr, "pingpong: fewer than 2 CPUs, the writers share one\n");
+	for (r = 0; r < reps; r++)
+		for (l = 0; l < 2; l++) {
+			int k = r % 2 ? 1 - l : l;	/* ABBA */
+
+			q[k][r] = query_layout(a, lines[k], blocks[k]);
+			b[k][r] = bounce(a, lines[k], blocks[k], 4096 + 17);
+		}
+	printf("layout cost, %d reps (medians):\n", reps);
+	for (l = 0; l < 2; l++)
+		printf("  %-24s query %.2f ns; two CPUs switching 4 consecutive TIDs: %.2f ns per switch\n",
+		       names[l], median(q[l], reps), median(b[l], reps));
+	memset(&uspin_rs_view, 0, sizeof(uspin_rs_view));
+	free((void *)a);
+	return 0;
+}
+
 /* One way of turning publication on and off. */
 struct toggle {
 	const char *name;
-	const char *provider;	/* whose query cost to measure */
+	const char *provider;	/* whose query cost to measure, or NULL */
 	int (*setup)(void);
 	int (*set)(int on);
 	void (*report)(int cpu);	/* extra lines after the rounds */
@@ -140,6 +333,7 @@ static int sysctl_write(int on)
 
 static int sysctl_setup(void)
 {
+	struct uspin_kernel_rs rs;
 	FILE *f = fopen(RS_SYSCTL, "r");
 
 	if (!f)
@@ -147,7 +341,18 @@ static int sysctl_setup(void)
 	if (fscanf(f, "%d", &sysctl_orig) != 1)
 		sysctl_orig = -1;
 	fclose(f);
-	return sysctl_orig < 0 ? -EIO : 0;
+	if (sysctl_orig < 0)
+		return -EIO;
+	/* Publication costs something only for processes that opted in. */
+	if (sysctl_write(1))
+		return -EIO;
+	if (!opt_in)
+		return 0;
+	memset(&rs, 0, sizeof(rs));
+	if (prctl(USPIN_PR_SCHED_RUNNING_STATE, USPIN_PR_SCHED_RS_ENABLE,
+		  (unsigned long)&rs, (unsigned long)sizeof(rs), 0UL))
+		return -errno;
+	return 0;
 }
 
 static void sysctl_teardown(void)
@@ -160,6 +365,30 @@ static const struct toggle toggle_sysctl = {
 	.name = "sysctl", .provider = "vdso",
 	.setup = sysctl_setup, .set = sysctl_write,
 	.teardown = sysctl_teardown,
+};
+
+static const char *on_cmd, *off_cmd;
+
+static int noop_setup(void)
+{
+	return 0;
+}
+
+static int cmd_set(int on)
+{
+	int st = system(on ? on_cmd : off_cmd);
+
+	return st == 0 ? 0 : -EIO;
+}
+
+static void noop_teardown(void)
+{
+}
+
+static const struct toggle toggle_cmd = {
+	.name = "cmd", .provider = NULL,
+	.setup = noop_setup, .set = cmd_set,
+	.teardown = noop_teardown,
 };
 
 #ifdef USPIN_PINGPONG_BPF
@@ -212,22 +441,45 @@ static const struct toggle toggle_bpf = {
 
 static void usage(FILE *f, const char *argv0)
 {
-	fprintf(f, "usage: %s [--toggle sysctl|bpf] [-r reps (<=64)] [-n round trips] [-c cpu]\n",
-		argv0);
+	fprintf(f, "usage: %s [--toggle sysctl|bpf] [--on CMD --off CMD] [-r reps (<=%d)]\n"
+		"       [-n round trips] [-c cpu] [--cmd CMD] [--preload LIB] [-B resamples]\n"
+		"       [--no-query] [--no-opt-in]\n"
+		"       %s --layout-cost [-r reps]\n", argv0, MAX_REPS, argv0);
+}
+
+static void print_side(const char *name, const double *v, int n, int resamples,
+		       const char *unit, double scale)
+{
+	double lo, hi;
+
+	boot_ci(v, n, resamples, &lo, &hi);
+	printf("  publication %-4s %10.4g %s (median; 95%% CI %.4g-%.4g)\n", name,
+	       median(v, n) * scale, unit, lo * scale, hi * scale);
 }
 
 int main(int argc, char **argv)
 {
+	enum { OPT_CMD = 256, OPT_PRELOAD, OPT_ON, OPT_OFF, OPT_NOQUERY,
+	       OPT_NOOPTIN, OPT_LAYOUT };
 	static const struct option longopts[] = {
 		{ "toggle", required_argument, NULL, 't' },
+		{ "cmd", required_argument, NULL, OPT_CMD },
+		{ "preload", required_argument, NULL, OPT_PRELOAD },
+		{ "on", required_argument, NULL, OPT_ON },
+		{ "off", required_argument, NULL, OPT_OFF },
+		{ "no-query", no_argument, NULL, OPT_NOQUERY },
+		{ "no-opt-in", no_argument, NULL, OPT_NOOPTIN },
+		{ "layout-cost", no_argument, NULL, OPT_LAYOUT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct toggle *tg = NULL;
-	double on[64], off[64];
-	int reps = 7, cpu = 0, i, o, err;
+	static double on[MAX_REPS], off[MAX_REPS], diff[MAX_REPS];
+	int reps = 7, cpu = 0, resamples = 2000, query = 1, layout = 0, i, o, err;
+	const char *unit = "ns/switch";
+	double scale = 1, lo, hi, base;
 
-	while ((o = getopt_long(argc, argv, "t:r:n:c:h", longopts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "t:r:n:c:B:h", longopts, NULL)) != -1) {
 		switch (o) {
 		case 't':
 			if (strcmp(optarg, "sysctl") == 0)
@@ -245,15 +497,29 @@ int main(int argc, char **argv)
 		case 'r': reps = atoi(optarg); break;
 		case 'n': iters = atol(optarg); break;
 		case 'c': cpu = atoi(optarg); break;
+		case 'B': resamples = atoi(optarg); break;
+		case OPT_CMD: cmd = optarg; break;
+		case OPT_PRELOAD: preload = optarg; break;
+		case OPT_ON: on_cmd = optarg; break;
+		case OPT_OFF: off_cmd = optarg; break;
+		case OPT_NOQUERY: query = 0; break;
+		case OPT_NOOPTIN: opt_in = 0; break;
+		case OPT_LAYOUT: layout = 1; break;
 		default:
 			usage(o == 'h' ? stdout : stderr, argv[0]);
 			return o == 'h' ? 0 : 2;
 		}
 	}
-	if (reps < 1 || reps > 64 || iters < 1) {
-		fprintf(stderr, "pingpong: bad -r or -n\n");
+	if (reps < 2 || reps > MAX_REPS || iters < 1 || resamples < 100 ||
+	    !on_cmd != !off_cmd || (on_cmd && tg)) {
+		fprintf(stderr, "pingpong: bad -r, -n or -B, or --on without --off, or both --on and --toggle\n");
+		usage(stderr, argv[0]);
 		return 2;
 	}
+	if (layout)
+		return layout_cost(reps);
+	if (on_cmd)
+		tg = &toggle_cmd;
 	if (!tg) {
 		/* the patched kernel's sysctl where it exists, else BPF */
 		tg = &toggle_sysctl;
@@ -270,42 +536,76 @@ int main(int argc, char **argv)
 	if (err) {
 		fprintf(stderr, "pingpong: toggle %s unavailable: %s\n", tg->name,
 			strerror(-err));
+		tg->teardown();
 		return 1;
 	}
-	pin(cpu);
+	if (!cmd)
+		pin(cpu);
 	for (i = 0; i < reps; i++) {
-		if (tg->set(1)) {
-			fprintf(stderr, "pingpong: turning %s on failed\n", tg->name);
-			tg->teardown();
-			return 1;
+		/* ABBA: on first in even reps, off first in odd ones */
+		int k, first = i % 2 == 0;
+
+		for (k = 0; k < 2; k++) {
+			int side = k == 0 ? first : !first;
+			double s;
+
+			if (tg->set(side)) {
+				fprintf(stderr, "pingpong: turning %s %s failed\n",
+					tg->name, side ? "on" : "off");
+				tg->teardown();
+				return 1;
+			}
+			s = sample(cpu);
+			if (s < 0) {
+				fprintf(stderr, "pingpong: '%s' failed\n", cmd);
+				tg->teardown();
+				return 1;
+			}
+			(side ? on : off)[i] = s;
 		}
-		on[i] = one_round(cpu);
-		if (tg->set(0)) {
-			fprintf(stderr, "pingpong: turning %s off failed\n", tg->name);
-			tg->teardown();
-			return 1;
-		}
-		off[i] = one_round(cpu);
+		diff[i] = on[i] - off[i];
 	}
-	printf("context switch, 2 threads on CPU %d, %ld round trips x %d reps, toggle %s:\n",
-	       cpu, iters, reps, tg->name);
-	/* median() sorts, so [0] and [reps - 1] are the extremes after it */
-	printf("  publication off: %.1f ns/switch (median; ", median(off, reps));
-	printf("range %.1f-%.1f)\n", off[0], off[reps - 1]);
-	printf("  publication on:  %.1f ns/switch (median; ", median(on, reps));
-	printf("range %.1f-%.1f)\n", on[0], on[reps - 1]);
-	printf("  added by publishing: %.1f ns/switch\n",
-	       median(on, reps) - median(off, reps));
+	if (cmd) {
+		unit = "s";
+		printf("workload '%s'%s%s, %d reps, toggle %s (ABBA):\n", cmd,
+		       preload ? " with LD_PRELOAD=" : "", preload ? preload : "",
+		       reps, tg->name);
+	} else {
+		printf("context switch, 2 threads on CPU %d, %ld round trips x %d reps, toggle %s%s (ABBA):\n",
+		       cpu, iters, reps, tg->name,
+		       tg == &toggle_sysctl && !opt_in ? ", not opted in" : "");
+	}
+	print_side("off:", off, reps, resamples, unit, scale);
+	print_side("on:", on, reps, resamples, unit, scale);
+	boot_ci(diff, reps, resamples, &lo, &hi);
+	base = median(off, reps);
+	printf("  on - off, paired:   %+.4g %s (median; 95%% CI %+.4g to %+.4g), %+.2f %% (CI %+.2f to %+.2f %%)\n",
+	       median(diff, reps), unit, lo, hi, 100 * median(diff, reps) / base,
+	       100 * lo / base, 100 * hi / base);
+	printf("  raw off:");
+	for (i = 0; i < reps; i++)
+		printf(" %.6g", off[i]);
+	printf("\n  raw on: ");
+	for (i = 0; i < reps; i++)
+		printf(" %.6g", on[i]);
+	printf("\n");
 	if (tg->report)
 		tg->report(cpu);
-	tg->teardown();
 
-	setenv("USPIN_RS_PROVIDER", tg->provider, 1);
-	if (strcmp(uspin_running_state_init(), tg->provider) == 0)
-		printf("query: %.2f ns per uspin_rs_query() (%s provider)\n",
-		       query_cost(), tg->provider);
+	if (tg == &toggle_sysctl)
+		tg->set(1);	/* the vdso provider attaches only while on */
 	else
-		printf("query: %s provider not attached, not measured\n",
-		       tg->provider);
+		tg->teardown();
+	if (query && tg->provider) {
+		setenv("USPIN_RS_PROVIDER", tg->provider, 1);
+		if (strcmp(uspin_running_state_init(), tg->provider) == 0)
+			printf("query: %.2f ns per uspin_rs_query() (%s provider)\n",
+			       query_cost(), tg->provider);
+		else
+			printf("query: %s provider not attached, not measured\n",
+			       tg->provider);
+	}
+	if (tg == &toggle_sysctl)
+		tg->teardown();
 	return 0;
 }

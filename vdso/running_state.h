@@ -43,7 +43,10 @@ enum uspin_rs_answer {
  * provider": every query answers UNKNOWN without touching the entries.
  *
  * Direct providers (kernel array, BPF map): the entry of TID t is
- * base[t * stride].  Indirect providers (per-thread areas): base is NULL
+ * base[uspin_rs_index(view, t) * stride], where uspin_rs_index() transposes
+ * t within blocks of 2^block_shift entries so that consecutive TIDs sit in
+ * different cache lines of 2^line_shift entries (the kernel array's layout;
+ * 0 and 0, a plain array, for everyone else).  Indirect providers (per-thread areas): base is NULL
  * and the entry of t is *ptrs[t] (a NULL slot: UNKNOWN); a slot is
  * published after the area it points to is initialised, and an area is
  * never freed while the view is attached.
@@ -60,6 +63,8 @@ struct uspin_rs_view {
 	const volatile uint32_t *alive;
 	uint32_t nr_entries;		/* TIDs [0, nr_entries) are covered */
 	uint32_t stride;		/* direct only, in uint32_t units, >= 1 */
+	uint8_t line_shift;		/* direct only: see uspin_rs_index() */
+	uint8_t block_shift;
 };
 
 /*
@@ -95,6 +100,22 @@ static inline int uspin_rs_alive_word(uint32_t w)
 	return (int32_t)(w << 1) > 0;
 }
 
+/*
+ * Index of @tid's entry in a direct view: the low block_shift bits of @tid
+ * are transposed (a block of 2^block_shift entries read as a matrix of
+ * 2^(block_shift - line_shift) rows of 2^line_shift entries, one cache line
+ * each).  With line_shift == block_shift == 0 this is @tid.
+ */
+static inline uint32_t uspin_rs_index(const struct uspin_rs_view *v,
+				      uint32_t tid)
+{
+	unsigned int line = v->line_shift, rows = v->block_shift - line;
+
+	return (tid >> v->block_shift << v->block_shift) |
+	       ((tid & ((1u << rows) - 1)) << line) |
+	       ((tid >> rows) & ((1u << line) - 1));
+}
+
 /**
  * uspin_rs_entry() - raw entry of @tid (USPIN_RS_ENTRY_UNKNOWN if uncovered)
  *
@@ -111,7 +132,7 @@ static inline uint32_t uspin_rs_entry(uint32_t tid)
 	if (caa_unlikely(!uspin_rs_alive_word(*v->alive)))
 		return USPIN_RS_ENTRY_UNKNOWN;
 	if (caa_likely(v->base != NULL))
-		return v->base[(uintptr_t)tid * v->stride];
+		return v->base[(uintptr_t)uspin_rs_index(v, tid) * v->stride];
 	p = v->ptrs[tid];
 	return p ? *p : USPIN_RS_ENTRY_UNKNOWN;
 }

@@ -1,41 +1,66 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * running_state_abi.h - the user-space half of the kernel's running-state
- * ABI (kernel/patches: include/uapi/linux/sched_running_state.h).
+ * ABI (kernel/patches/running-state/: include/uapi/linux/
+ * sched_running_state.h and PR_SCHED_RUNNING_STATE in linux/prctl.h).
  *
  * The one place where uspin names it; tests/kernel compiles this header
- * against the patched uapi header and fails if the two drift.
+ * against the patched uapi headers and fails if the two drift.
  *
- * The kernel maps a read-only array of one __u32 per TID next to the vDSO
- * data pages and exports a vDSO function that describes it:
+ * A process opts in with
  *
- *   long __vdso_sched_running_state(struct sched_running_state *rs,
- *                                   unsigned long size);
+ *   prctl(PR_SCHED_RUNNING_STATE, PR_SCHED_RS_ENABLE, &rs, sizeof(rs), 0)
  *
- * It fills *rs (at most @size bytes) and returns 0, or -EINVAL when @size
- * is smaller than the version-1 layout.  Entries use running_state.h's
- * encoding (0 off CPU, 0xffffffff unknown, n on CPU n - 1).
+ * The kernel then publishes the running state of its threads (and of its
+ * fork children, until exec) in the array of its pid namespace, maps that
+ * array read-only into the process, and fills rs.  PR_SCHED_RS_GET only
+ * fills rs.  Errors: EINVAL (no such prctl: a kernel without the series;
+ * bad size or argument), EPERM (kernel.sched_running_state is 0), ENOMEM.
+ *
+ * Entry of TID t: ((const uint32_t *)rs.base)[uspin_rs_abi_index(&rs, t)]
+ * for t < rs.nr_entries, in running_state.h's encoding (0 unknown, 1 off
+ * CPU, n >= 2 on CPU n - 2).
  */
 #ifndef USPIN_RUNNING_STATE_ABI_H
 #define USPIN_RUNNING_STATE_ABI_H
 
 #include <stdint.h>
 
-#define USPIN_VDSO_RS_SYMBOL	"__vdso_sched_running_state"
-#define USPIN_VDSO_RS_VERSION	"LINUX_2.6"	/* x86-64 vDSO symbol version */
+#define USPIN_PR_SCHED_RUNNING_STATE	0x53525354	/* "SRST" */
+#define USPIN_PR_SCHED_RS_ENABLE	1
+#define USPIN_PR_SCHED_RS_GET		2
 
-#define USPIN_RS_LAYOUT_V1		1
-#define USPIN_RS_FLAG_PUBLISHING	0x1u	/* sysctl on: entries are live */
+#define USPIN_RS_VERSION		2
+#define USPIN_RS_FLAG_OPTED_IN		0x1u	/* this process is published */
+#define USPIN_RS_FLAG_PUBLISHING	0x2u	/* kernel.sched_running_state=1 */
 
-struct uspin_vdso_running_state {
-	uint32_t version;	/* layout version, USPIN_RS_LAYOUT_V1 */
-	uint32_t entry_size;	/* bytes per entry: 4 */
-	uint32_t nr_entries;	/* TIDs [0, nr_entries) are covered */
+struct uspin_kernel_rs {
+	uint32_t version;	/* USPIN_RS_VERSION */
 	uint32_t flags;		/* USPIN_RS_FLAG_* */
-	uint64_t base;		/* user address of the entry of TID 0 */
+	uint32_t nr_entries;	/* TIDs [0, nr_entries) have an entry */
+	uint16_t entry_size;	/* 4 */
+	uint8_t line_shift;	/* log2 entries per cache line (transpose) */
+	uint8_t block_shift;	/* log2 entries per page (transpose block) */
+	uint64_t base;		/* user address of the array, 0: not mapped */
+	uint64_t size;		/* bytes mapped at base */
+	uint64_t pid_ns;	/* st_ino of /proc/self/ns/pid it speaks */
 };
 
-typedef long (*uspin_vdso_rs_fn)(struct uspin_vdso_running_state *rs,
-				 unsigned long size);
+#define USPIN_RS_SIZE_VER0	40
+
+/*
+ * Index of the entry of @tid: within each block of 2^block_shift entries
+ * the TIDs are transposed so that 2^(block_shift - line_shift) consecutive
+ * TIDs land in different cache lines (the kernel's sched_rs_index()).
+ */
+static inline uint32_t uspin_rs_abi_index(uint32_t tid, unsigned int line_shift,
+					  unsigned int block_shift)
+{
+	unsigned int rows = block_shift - line_shift;
+
+	return (tid >> block_shift << block_shift) |
+	       ((tid & ((1u << rows) - 1)) << line_shift) |
+	       ((tid >> rows) & ((1u << line_shift) - 1));
+}
 
 #endif

@@ -1,24 +1,35 @@
 // SPDX-License-Identifier: MIT
 /*
- * test-running-state-kernel: what is specific to the patched kernel's
- * running-state array (kernel/patches 0003, 0004), in the guest.  The
- * provider-generic accuracy checks are test-uspin's running-state suite.
+ * test-running-state-kernel: the patched kernel's running-state array
+ * (kernel/patches/running-state/), in the guest, as root.  What the kernel
+ * promises, checked through the raw ABI (prctl + the mapping), plus the
+ * vdso provider on top of it.  The provider-generic accuracy checks are
+ * test-uspin's running-state suite.
  *
  * Compiled against the patched kernel's uapi headers, so the
  * _Static_asserts below fail the build when vdso/running_state_abi.h and
- * <linux/sched_running_state.h> drift apart.
+ * <linux/sched_running_state.h> / <linux/prctl.h> drift apart.
+ *
+ * Every test runs in its own forked process (Check's fork mode), which
+ * opts itself in; the runner process never does.
  */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/prctl.h>
 #include <linux/sched_running_state.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -26,352 +37,1101 @@
 
 #include "running_state.h"
 #include "running_state_abi.h"
-#include "vdso_sym.h"
+#include "uspin.h"
 
-/* ---- ABI drift: user-space header vs the kernel's uapi header ---------- */
+/* ---- ABI drift: user-space header vs the kernel's uapi headers --------- */
 #define SAME_FIELD(f) \
-	_Static_assert(offsetof(struct uspin_vdso_running_state, f) == \
+	_Static_assert(offsetof(struct uspin_kernel_rs, f) == \
 		       offsetof(struct sched_running_state, f) && \
-		       sizeof(((struct uspin_vdso_running_state *)0)->f) == \
+		       sizeof(((struct uspin_kernel_rs *)0)->f) == \
 		       sizeof(((struct sched_running_state *)0)->f), \
 		       "running_state_abi.h and the kernel disagree on " #f)
 SAME_FIELD(version);
-SAME_FIELD(entry_size);
-SAME_FIELD(nr_entries);
 SAME_FIELD(flags);
+SAME_FIELD(nr_entries);
+SAME_FIELD(entry_size);
+SAME_FIELD(line_shift);
+SAME_FIELD(block_shift);
 SAME_FIELD(base);
-_Static_assert(sizeof(struct uspin_vdso_running_state) ==
-	       sizeof(struct sched_running_state), "struct size differs");
-_Static_assert(sizeof(struct sched_running_state) == SCHED_RS_SIZE_V1,
-	       "SCHED_RS_SIZE_V1 is not the v1 struct size");
-_Static_assert(USPIN_RS_LAYOUT_V1 == SCHED_RS_LAYOUT_V1, "layout version differs");
-_Static_assert(USPIN_RS_FLAG_PUBLISHING == SCHED_RS_FLAG_PUBLISHING,
-	       "publishing flag differs");
-_Static_assert(USPIN_RS_ENTRY_OFF == SCHED_RS_OFF_CPU, "OFF encoding differs");
-_Static_assert(USPIN_RS_ENTRY_UNKNOWN == SCHED_RS_UNKNOWN,
-	       "UNKNOWN encoding differs");
+SAME_FIELD(size);
+SAME_FIELD(pid_ns);
+_Static_assert(sizeof(struct uspin_kernel_rs) == sizeof(struct sched_running_state),
+	       "struct size differs");
+_Static_assert(sizeof(struct sched_running_state) == SCHED_RS_SIZE_VER0,
+	       "SCHED_RS_SIZE_VER0 is not the first struct's size");
+_Static_assert(USPIN_RS_SIZE_VER0 == SCHED_RS_SIZE_VER0, "VER0 size differs");
+_Static_assert(USPIN_PR_SCHED_RUNNING_STATE == PR_SCHED_RUNNING_STATE, "prctl differs");
+_Static_assert(USPIN_PR_SCHED_RS_ENABLE == PR_SCHED_RS_ENABLE, "ENABLE differs");
+_Static_assert(USPIN_PR_SCHED_RS_GET == PR_SCHED_RS_GET, "GET differs");
+_Static_assert(USPIN_RS_VERSION == SCHED_RS_VERSION, "version differs");
+_Static_assert(USPIN_RS_FLAG_OPTED_IN == SCHED_RS_FLAG_OPTED_IN, "flag differs");
+_Static_assert(USPIN_RS_FLAG_PUBLISHING == SCHED_RS_FLAG_PUBLISHING, "flag differs");
+_Static_assert(USPIN_RS_ENTRY_UNKNOWN == SCHED_RS_UNKNOWN, "UNKNOWN differs");
+_Static_assert(USPIN_RS_ENTRY_OFF == SCHED_RS_OFF_CPU, "OFF differs");
+_Static_assert(USPIN_RS_ENTRY_CPU0 == SCHED_RS_CPU0, "CPU0 differs");
 
-#define RS_SYSCTL "/proc/sys/kernel/sched_running_state"
+#define RS_SYSCTL	"/proc/sys/kernel/sched_running_state"
+#define PID_MAX		"/proc/sys/kernel/pid_max"
+#define NS_LAST_PID	"/proc/sys/kernel/ns_last_pid"
+#define ARCH_MAP_VDSO_32	0x2002
+#define PF_KTHREAD	0x00200000
 
-static uspin_vdso_rs_fn rs_fn(void)
+/* ---- helpers ----------------------------------------------------------- */
+
+static int rs_prctl(int op, struct uspin_kernel_rs *rs, unsigned long size)
 {
-	uspin_vdso_rs_fn fn = (uspin_vdso_rs_fn)uspin_vdso_sym(
-		USPIN_VDSO_RS_VERSION, USPIN_VDSO_RS_SYMBOL);
-
-	ck_assert_msg(fn, "no %s in the vDSO", USPIN_VDSO_RS_SYMBOL);
-	return fn;
+	return prctl(PR_SCHED_RUNNING_STATE, op, (unsigned long)rs, size, 0UL);
 }
 
-static struct uspin_vdso_running_state rs_get(void)
+static struct uspin_kernel_rs rs_enable(void)
 {
-	struct uspin_vdso_running_state rs;
+	struct uspin_kernel_rs rs;
 
 	memset(&rs, 0, sizeof(rs));
-	ck_assert_int_eq(rs_fn()(&rs, sizeof(rs)), 0);
+	ck_assert_msg(rs_prctl(PR_SCHED_RS_ENABLE, &rs, sizeof(rs)) == 0,
+		      "PR_SCHED_RS_ENABLE: %s", strerror(errno));
 	return rs;
 }
 
-static int read_int(const char *path)
+static struct uspin_kernel_rs rs_get(void)
 {
-	FILE *f = fopen(path, "r");
-	int v = -1;
+	struct uspin_kernel_rs rs;
 
-	ck_assert_msg(f, "open %s: %s", path, strerror(errno));
-	ck_assert_int_eq(fscanf(f, "%d", &v), 1);
-	fclose(f);
-	return v;
+	memset(&rs, 0xa5, sizeof(rs));
+	ck_assert_msg(rs_prctl(PR_SCHED_RS_GET, &rs, sizeof(rs)) == 0,
+		      "PR_SCHED_RS_GET: %s", strerror(errno));
+	return rs;
 }
 
-static void set_publishing(int on)
+static uint32_t rs_index(const struct uspin_kernel_rs *rs, uint32_t tid)
 {
-	FILE *f = fopen(RS_SYSCTL, "w");
-
-	ck_assert_msg(f, "open %s: %s", RS_SYSCTL, strerror(errno));
-	ck_assert_int_gt(fprintf(f, "%d\n", on), 0);
-	ck_assert_int_eq(fclose(f), 0);
-	ck_assert_int_eq(read_int(RS_SYSCTL), on);
+	return uspin_rs_abi_index(tid, rs->line_shift, rs->block_shift);
 }
 
-static uint32_t self_tid(void)
+static uint32_t rs_read(const struct uspin_kernel_rs *rs, uint32_t tid)
+{
+	const volatile uint32_t *a = (const volatile uint32_t *)(uintptr_t)rs->base;
+
+	return a[rs_index(rs, tid)];
+}
+
+static int is_on(uint32_t e)
+{
+	return e >= SCHED_RS_CPU0;
+}
+
+static uint32_t gettid_raw(void)
 {
 	return (uint32_t)syscall(SYS_gettid);
 }
 
-/* The [running_state] line of /proc/self/maps: start, end, perms. */
-static int find_mapping(unsigned long *start, unsigned long *end, char perms[5],
-			unsigned long *vvar_start)
+static long read_long(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	ck_assert_msg(f, "open %s: %s", path, strerror(errno));
+	ck_assert_int_eq(fscanf(f, "%ld", &v), 1);
+	fclose(f);
+	return v;
+}
+
+/* Write @v to @path; 0 or the errno of the write. */
+static int write_long(const char *path, long v)
+{
+	char buf[32];
+	int fd = open(path, O_WRONLY), n, err = 0;
+
+	if (fd < 0)
+		return errno;
+	n = snprintf(buf, sizeof(buf), "%ld\n", v);
+	if (write(fd, buf, n) != n)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+static void set_publishing(int on)
+{
+	ck_assert_int_eq(write_long(RS_SYSCTL, on), 0);
+	ck_assert_int_eq(read_long(RS_SYSCTL), on);
+}
+
+static uint64_t own_pid_ns(void)
+{
+	struct stat st;
+
+	ck_assert_int_eq(stat("/proc/self/ns/pid", &st), 0);
+	return st.st_ino;
+}
+
+static void ms_sleep(long ms)
+{
+	struct timespec d = { ms / 1000, (ms % 1000) * 1000000 };
+
+	nanosleep(&d, NULL);
+}
+
+/* Poll until @pred(entry of @tid) holds; 1 if it did within ~2 s. */
+static int wait_entry(const struct uspin_kernel_rs *rs, uint32_t tid,
+		      int (*pred)(uint32_t))
+{
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		if (pred(rs_read(rs, tid)))
+			return 1;
+		if (i % 16 == 15)
+			ms_sleep(1);
+		else
+			sched_yield();
+	}
+	return 0;
+}
+
+static int is_off(uint32_t e)
+{
+	return e == SCHED_RS_OFF_CPU;
+}
+
+static int is_zero(uint32_t e)
+{
+	return e == SCHED_RS_UNKNOWN;
+}
+
+/*
+ * A thread that spins until told, or sleeps until told.  A spinning one
+ * reads its own entry through @rs (when set) and counts how often it is
+ * ON: only the thread itself can be sure to look while it runs (a reader
+ * that shares its CPU always sees it OFF, correctly).
+ */
+struct worker {
+	pthread_t thr;
+	const struct uspin_kernel_rs *rs;
+	volatile uint32_t tid;
+	volatile int stop;
+	volatile long samples, on;
+	int sleep;
+};
+
+static void *worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	uint32_t self = gettid_raw();
+
+	w->tid = self;
+	while (!w->stop) {
+		if (w->sleep) {
+			ms_sleep(1);
+		} else if (w->rs && ((volatile const struct uspin_kernel_rs *)w->rs)->base) {
+			w->samples++;
+			w->on += is_on(rs_read(w->rs, self));
+		}
+	}
+	return NULL;
+}
+
+static void worker_start_rs(struct worker *w, int sleep,
+			    const struct uspin_kernel_rs *rs)
+{
+	memset(w, 0, sizeof(*w));
+	w->sleep = sleep;
+	w->rs = rs;
+	ck_assert_int_eq(pthread_create(&w->thr, NULL, worker_fn, w), 0);
+	while (!w->tid)
+		sched_yield();
+}
+
+static void worker_start(struct worker *w, int sleep)
+{
+	worker_start_rs(w, sleep, NULL);
+}
+
+/* Wait until a spinning worker has seen itself ON; 1 if within ~2 s. */
+static int worker_saw_on(struct worker *w)
+{
+	int i;
+
+	for (i = 0; i < 2000 && !w->on; i++)
+		ms_sleep(1);
+	return w->on > 0;
+}
+
+static void worker_stop(struct worker *w)
+{
+	w->stop = 1;
+	pthread_join(w->thr, NULL);
+}
+
+/* Wait for a child; its exit status, or 128 + signal. */
+static int child_status(pid_t pid)
+{
+	int st;
+
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return WEXITSTATUS(st);
+}
+
+/* The [line] of /proc/self/maps that starts at @start: perms and name. */
+static int maps_line(unsigned long start, char perms[5], char *name, size_t len)
 {
 	FILE *f = fopen("/proc/self/maps", "r");
 	char line[512];
 	int found = 0;
 
-	*vvar_start = 0;
 	if (!f)
 		return 0;
-	while (fgets(line, sizeof(line), f)) {
+	while (!found && fgets(line, sizeof(line), f)) {
 		unsigned long s, e;
 		char p[5];
+		int off = 0;
 
-		if (sscanf(line, "%lx-%lx %4s", &s, &e, p) != 3)
+		if (sscanf(line, "%lx-%lx %4s %*s %*s %*s %n", &s, &e, p, &off) < 3 ||
+		    s != start)
 			continue;
-		if (strstr(line, "[running_state]")) {
-			*start = s;
-			*end = e;
-			memcpy(perms, p, 5);
-			found = 1;
-		} else if (strstr(line, "[vvar]")) {
-			*vvar_start = s;
-		}
+		memcpy(perms, p, 5);
+		snprintf(name, len, "%s", off ? line + off : "");
+		name[strcspn(name, "\n")] = 0;
+		found = 1;
 	}
 	fclose(f);
 	return found;
 }
 
-START_TEST(short_size_is_einval)
+static void setup(void)
 {
-	unsigned char buf[64];
-	unsigned long sizes[] = { 0, 1, SCHED_RS_SIZE_V1 - 1 };
-	size_t i;
-
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		memset(buf, 0xa5, sizeof(buf));
-		ck_assert_int_eq(rs_fn()((void *)buf, sizes[i]), -EINVAL);
-		/* nothing written */
-		ck_assert_int_eq(buf[0], 0xa5);
-		ck_assert_int_eq(buf[SCHED_RS_SIZE_V1 - 1], 0xa5);
-	}
-	/* a larger buffer (a future caller) gets v1 and no more */
-	memset(buf, 0xa5, sizeof(buf));
-	ck_assert_int_eq(rs_fn()((void *)buf, sizeof(buf)), 0);
-	ck_assert_int_eq(((struct sched_running_state *)buf)->version,
-			 SCHED_RS_LAYOUT_V1);
-	ck_assert_int_eq(buf[SCHED_RS_SIZE_V1], 0xa5);
+	if (read_long(RS_SYSCTL) != 1)
+		set_publishing(1);
 }
-END_TEST
 
-START_TEST(layout_covers_pid_max)
+/* ---- the ABI ----------------------------------------------------------- */
+
+START_TEST(bad_arguments_are_einval)
 {
-	struct uspin_vdso_running_state rs = rs_get();
-	int pid_max = read_int("/proc/sys/kernel/pid_max");
+	unsigned char buf[128];
+	struct uspin_kernel_rs rs;
 
-	ck_assert_int_eq(rs.version, SCHED_RS_LAYOUT_V1);
-	ck_assert_int_eq(rs.entry_size, 4);
-	ck_assert_uint_ge(rs.nr_entries, (unsigned int)pid_max);
-	ck_assert_uint_eq((rs.nr_entries * 4u) % 4096, 0);
-	ck_assert_uint_eq(rs.base % 4096, 0);
-	ck_assert_uint_eq(rs.flags & SCHED_RS_FLAG_PUBLISHING,
-			  SCHED_RS_FLAG_PUBLISHING);
-	printf("running-state: nr_entries %u (pid_max %d), base 0x%llx\n",
-	       rs.nr_entries, pid_max, (unsigned long long)rs.base);
-}
-END_TEST
-
-START_TEST(mapping_is_read_only_below_vvar)
-{
-	struct uspin_vdso_running_state rs = rs_get();
-	unsigned long s = 0, e = 0, vvar;
-	char perms[5] = "";
-
-	ck_assert_msg(find_mapping(&s, &e, perms, &vvar),
-		      "no [running_state] in /proc/self/maps");
-	ck_assert_str_eq(perms, "r--p");
-	/* the array, then the header page, then [vvar] */
-	ck_assert_uint_eq(s, rs.base);
-	ck_assert_uint_eq(e, rs.base + rs.nr_entries * 4ul + 4096);
-	ck_assert_uint_eq(e, vvar);
 	errno = 0;
-	ck_assert_int_eq(mprotect((void *)s, 4096, PROT_READ | PROT_WRITE), -1);
+	ck_assert_int_eq(rs_prctl(PR_SCHED_RS_GET, &rs, SCHED_RS_SIZE_VER0 - 1), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	errno = 0;
+	ck_assert_int_eq(rs_prctl(PR_SCHED_RS_ENABLE, &rs, 0), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	errno = 0;
+	ck_assert_int_eq(rs_prctl(PR_SCHED_RS_GET, &rs, 1 << 20), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	errno = 0;
+	ck_assert_int_eq(rs_prctl(3, &rs, sizeof(rs)), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	errno = 0;
+	ck_assert_int_eq(prctl(PR_SCHED_RUNNING_STATE, PR_SCHED_RS_GET,
+			       (unsigned long)&rs, sizeof(rs), 1UL), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	errno = 0;
+	ck_assert_int_eq(rs_prctl(PR_SCHED_RS_GET, (void *)8, sizeof(rs)), -1);
+	ck_assert_int_eq(errno, EFAULT);
+	/* A larger buffer (a later caller) gets this version, then zeros. */
+	memset(buf, 0xa5, sizeof(buf));
+	ck_assert_int_eq(rs_prctl(PR_SCHED_RS_GET, (void *)buf, sizeof(buf)), 0);
+	ck_assert_int_eq(((struct sched_running_state *)buf)->version, SCHED_RS_VERSION);
+	ck_assert_int_eq(buf[SCHED_RS_SIZE_VER0], 0);
+	ck_assert_int_eq(buf[sizeof(buf) - 1], 0);
+}
+END_TEST
+
+START_TEST(get_before_opting_in_changes_nothing)
+{
+	struct uspin_kernel_rs rs = rs_get(), again;
+
+	ck_assert_int_eq(rs.version, SCHED_RS_VERSION);
+	ck_assert_uint_eq(rs.flags & SCHED_RS_FLAG_OPTED_IN, 0);
+	ck_assert_uint_eq(rs.flags & SCHED_RS_FLAG_PUBLISHING, SCHED_RS_FLAG_PUBLISHING);
+	ck_assert_uint_eq(rs.base, 0);
+	ck_assert_uint_eq(rs.size, 0);
+	ck_assert_uint_eq(rs.pid_ns, own_pid_ns());
+	again = rs_get();
+	ck_assert_uint_eq(again.flags & SCHED_RS_FLAG_OPTED_IN, 0);
+}
+END_TEST
+
+START_TEST(enable_describes_and_publishes_the_caller)
+{
+	struct uspin_kernel_rs rs = rs_enable(), get;
+	long pid_max_limit = 4 * 1024 * 1024;	/* 64-bit, CONFIG_BASE_FULL */
+	uint32_t me = gettid_raw(), e;
+
+	ck_assert_int_eq(rs.version, SCHED_RS_VERSION);
+	ck_assert_int_eq(rs.entry_size, 4);
+	ck_assert_uint_eq(rs.nr_entries, pid_max_limit);
+	ck_assert_uint_eq(rs.line_shift, 4);	/* 64-byte lines */
+	ck_assert_uint_eq(rs.block_shift, 10);	/* 4 KiB pages */
+	ck_assert_uint_eq(rs.base % 4096, 0);
+	ck_assert_uint_eq(rs.size, (uint64_t)rs.nr_entries * 4);
+	ck_assert_uint_eq(rs.pid_ns, own_pid_ns());
+	ck_assert_uint_eq(rs.flags, SCHED_RS_FLAG_OPTED_IN | SCHED_RS_FLAG_PUBLISHING);
+	/* The caller reads its own CPU at once, no switch needed. */
+	e = rs_read(&rs, me);
+	ck_assert_msg(is_on(e), "own entry %u after ENABLE", e);
+	ck_assert_int_le(e - SCHED_RS_CPU0, sysconf(_SC_NPROCESSORS_CONF) - 1);
+	/* Idempotent: same mapping, and GET agrees. */
+	get = rs_enable();
+	ck_assert_uint_eq(get.base, rs.base);
+	get = rs_get();
+	ck_assert_uint_eq(get.base, rs.base);
+	ck_assert_uint_eq(get.flags, rs.flags);
+	printf("running-state: %u entries at 0x%llx, lines of %u, blocks of %u, pid ns %llu\n",
+	       rs.nr_entries, (unsigned long long)rs.base, 1u << rs.line_shift,
+	       1u << rs.block_shift, (unsigned long long)rs.pid_ns);
+}
+END_TEST
+
+/* The kernel's sched_rs_index() and ours agree, and it is a permutation. */
+START_TEST(index_is_the_kernels_and_a_permutation)
+{
+	static uint8_t seen[1024];
+	uint32_t t;
+
+	for (t = 0; t < (1u << 22); t += 7)
+		ck_assert_uint_eq(uspin_rs_abi_index(t, 4, 10), sched_rs_index(t, 4, 10));
+	for (t = 0; t < 1024; t++) {
+		uint32_t i = uspin_rs_abi_index(3 * 1024 + t, 4, 10);
+
+		ck_assert_uint_eq(i >> 10, 3);
+		ck_assert_int_eq(seen[i & 1023]++, 0);
+	}
+	/* 64 consecutive TIDs: 64 different 64-byte lines */
+	for (t = 1; t < 64; t++)
+		ck_assert_uint_ne(uspin_rs_abi_index(t, 4, 10) / 16,
+				  uspin_rs_abi_index(0, 4, 10) / 16);
+	ck_assert_uint_eq(uspin_rs_abi_index(64, 4, 10) / 16, 0);
+	/* line_shift 0: a plain array */
+	ck_assert_uint_eq(uspin_rs_abi_index(12345, 0, 0), 12345);
+}
+END_TEST
+
+START_TEST(mapping_is_read_only_and_cannot_be_made_writable)
+{
+	struct uspin_kernel_rs rs = rs_enable();
+	char perms[5] = "", name[128] = "", *p;
+	unsigned long len = rs.size;
+	int fd;
+	uint32_t v, me = gettid_raw();
+	pid_t pid;
+
+	ck_assert_msg(maps_line(rs.base, perms, name, sizeof(name)),
+		      "no mapping at 0x%llx in /proc/self/maps", (unsigned long long)rs.base);
+	ck_assert_str_eq(perms, "r--s");
+	ck_assert_msg(strstr(name, "sched_running_state"), "mapping named '%s'", name);
+	errno = 0;
+	ck_assert_int_eq(mprotect((void *)(uintptr_t)rs.base, len, PROT_READ | PROT_WRITE), -1);
 	ck_assert_int_eq(errno, EACCES);
 	errno = 0;
-	ck_assert_int_eq(mprotect((void *)s, e - s, PROT_READ | PROT_WRITE |
-				  PROT_EXEC), -1);
-	/* still readable, and we are on a CPU */
-	ck_assert_uint_eq(((const volatile uint32_t *)(uintptr_t)rs.base)[self_tid()] != 0, 1);
+	ck_assert_int_eq(mprotect((void *)(uintptr_t)rs.base, len, PROT_READ | PROT_EXEC), -1);
+	ck_assert_int_eq(errno, EACCES);
+	/* no split: part of it can be neither unmapped nor reprotected */
+	errno = 0;
+	ck_assert_int_eq(munmap((void *)(uintptr_t)rs.base, 4096), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	errno = 0;
+	ck_assert_int_eq(mprotect((void *)(uintptr_t)rs.base, 4096, PROT_NONE), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	/* no growing */
+	ck_assert_ptr_eq(mremap((void *)(uintptr_t)rs.base, len, len + 4096, 0), MAP_FAILED);
+	/* /proc/self/mem (FOLL_FORCE) cannot write it, but can read it */
+	fd = open("/proc/self/mem", O_RDWR);
+	ck_assert_int_ge(fd, 0);
+	v = 0x12345678;
+	ck_assert_int_eq(pwrite(fd, &v, 4, (off_t)(rs.base + 4ul * rs_index(&rs, me))), -1);
+	v = 0;
+	ck_assert_int_eq(pread(fd, &v, 4, (off_t)(rs.base + 4ul * rs_index(&rs, me))), 4);
+	ck_assert_msg(is_on(v), "own entry read through /proc/self/mem: %u", v);
+	close(fd);
+	/* a store faults */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		p = (char *)(uintptr_t)rs.base;
+		p[4 * rs_index(&rs, me)] = 1;
+		_exit(0);
+	}
+	ck_assert_int_eq(child_status(pid), 128 + SIGSEGV);
+	/* still intact */
+	ck_assert(is_on(rs_read(&rs, me)));
 }
 END_TEST
 
-/* Re-executed as "after-exec": the fresh image has its own working mapping. */
+START_TEST(mremap_moves_it_and_get_follows)
+{
+	struct uspin_kernel_rs rs = rs_enable(), get;
+	void *to, *moved;
+	uint32_t me = gettid_raw();
+
+	/* reserve a destination, then move the whole mapping there */
+	to = mmap(NULL, rs.size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(to, MAP_FAILED);
+	moved = mremap((void *)(uintptr_t)rs.base, rs.size, rs.size,
+		       MREMAP_MAYMOVE | MREMAP_FIXED, to);
+	ck_assert_ptr_eq(moved, to);
+	get = rs_get();
+	ck_assert_uint_eq(get.base, (uintptr_t)to);
+	ms_sleep(2);			/* switched out and back in */
+	ck_assert(is_on(rs_read(&get, me)));
+	/* ENABLE finds the moved mapping rather than making another */
+	ck_assert_uint_eq(rs_enable().base, (uintptr_t)to);
+	/* unmapped: GET says so, ENABLE maps it again */
+	ck_assert_int_eq(munmap(to, rs.size), 0);
+	ck_assert_uint_eq(rs_get().base, 0);
+	get = rs_enable();
+	ck_assert_uint_ne(get.base, 0);
+	ck_assert(is_on(rs_read(&get, me)));
+}
+END_TEST
+
+/* ---- who is published ------------------------------------------------- */
+
+START_TEST(threads_before_and_after_opting_in_are_published)
+{
+	struct worker before, busy, sleeper;
+	static struct uspin_kernel_rs rs;	/* read by "before" before it is set */
+	uint32_t gone;
+
+	/* exists before the opt-in; reads its entry once there is one */
+	worker_start_rs(&before, 0, &rs);
+	rs = rs_enable();
+	worker_start_rs(&busy, 0, &rs);
+	worker_start(&sleeper, 1);
+	ck_assert_msg(worker_saw_on(&busy), "busy thread never read itself ON");
+	ck_assert_msg(wait_entry(&rs, sleeper.tid, is_off), "sleeping thread never OFF");
+	ck_assert_msg(worker_saw_on(&before),
+		      "thread created before the opt-in never read itself ON");
+	gone = busy.tid;
+	worker_stop(&busy);
+	ck_assert_msg(busy.on * 100 >= busy.samples * 99,
+		      "busy thread read itself ON in %ld of %ld samples", busy.on, busy.samples);
+	/* an exited thread is unpublished: no information, never ON */
+	ck_assert_msg(wait_entry(&rs, gone, is_zero), "exited thread %u not 0", gone);
+	worker_stop(&sleeper);
+	worker_stop(&before);
+}
+END_TEST
+
+/* The exec'd image: says it is there on fd 3, then stays busy. */
 static int after_exec(void)
 {
-	uspin_vdso_rs_fn fn = (uspin_vdso_rs_fn)uspin_vdso_sym(
-		USPIN_VDSO_RS_VERSION, USPIN_VDSO_RS_SYMBOL);
-	struct uspin_vdso_running_state rs;
-	unsigned long s, e, vvar;
-	char perms[5];
+	struct uspin_kernel_rs rs;
 
-	memset(&rs, 0, sizeof(rs));
-	if (!fn || fn(&rs, sizeof(rs)) || !rs.nr_entries)
+	memset(&rs, 0xa5, sizeof(rs));
+	if (rs_prctl(PR_SCHED_RS_GET, &rs, sizeof(rs)))
 		return 10;
-	if (!find_mapping(&s, &e, perms, &vvar) || s != rs.base ||
-	    strcmp(perms, "r--p") || e != vvar)
-		return 11;
-	setenv("USPIN_RS_PROVIDER", "vdso", 1);
-	if (strcmp(uspin_running_state_init(), "vdso"))
-		return 12;
-	if (uspin_rs_query(self_tid()) != USPIN_RS_ON)
+	if (rs.flags & SCHED_RS_FLAG_OPTED_IN)
+		return 11;		/* exec must drop the opt-in */
+	if (rs.base)
+		return 12;		/* ... and the mapping */
+	if (write(3, "x", 1) != 1)
 		return 13;
-	return 0;
+	for (;;)
+		;			/* busy until killed: must stay invisible */
 }
 
-START_TEST(present_after_exec)
+START_TEST(fork_inherits_exec_drops)
 {
-	pid_t pid = fork();
-	int st;
+	struct uspin_kernel_rs rs = rs_enable();
+	volatile int *flag = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pid_t pid;
+	int i, st, p[2];
+	char c;
 
+	ck_assert_ptr_ne((void *)flag, MAP_FAILED);
+	/* fork: opted in, same mapping, published */
+	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
+		struct uspin_kernel_rs c;
+
+		memset(&c, 0, sizeof(c));
+		if (rs_prctl(PR_SCHED_RS_GET, &c, sizeof(c)))
+			_exit(10);
+		if (!(c.flags & SCHED_RS_FLAG_OPTED_IN) || c.base != rs.base)
+			_exit(11);
+		_exit(is_on(rs_read(&c, gettid_raw())) ? 0 : 12);
+	}
+	ck_assert_int_eq(child_status(pid), 0);
+
+	/* exec: not opted in, not visible while it runs */
+	ck_assert_int_eq(pipe(p), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (dup2(p[1], 3) != 3)
+			_exit(98);
 		execl("/proc/self/exe", "test-running-state-kernel", "after-exec",
 		      (char *)NULL);
 		_exit(99);
 	}
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		      "exec'd child: status 0x%x (10 no fn, 11 mapping, 12 attach, 13 not ON)",
-		      st);
-}
-END_TEST
-
-/*
- * Re-executed as "after-thread-exec T" by a non-leader thread T: exec
- * gave this task the leader's pid (de_thread), so its new TID reads ON
- * and the old thread's TID (now the reaped leader's) reads OFF.
- */
-static int after_thread_exec(const char *old_tid)
-{
-	uint32_t old = (uint32_t)atoi(old_tid);
-	struct timespec d = { 0, 20000000 };
-
-	setenv("USPIN_RS_PROVIDER", "vdso", 1);
-	if (strcmp(uspin_running_state_init(), "vdso"))
-		return 12;
-	if (self_tid() == old)
-		return 14;
-	if (uspin_rs_query(self_tid()) != USPIN_RS_ON)
-		return 13;
-	nanosleep(&d, NULL);
-	return uspin_rs_query(old) == USPIN_RS_OFF ? 0 : 15;
-}
-
-static void *exec_from_thread(void *arg)
-{
-	char tid[16];
-
-	(void)arg;
-	snprintf(tid, sizeof(tid), "%u", self_tid());
-	execl("/proc/self/exe", "test-running-state-kernel",
-	      "after-thread-exec", tid, (char *)NULL);
-	_exit(99);
-}
-
-START_TEST(exec_from_a_thread_moves_the_entry)
-{
-	pid_t pid = fork();
-	int st;
-
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		pthread_t t;
-
-		pthread_create(&t, NULL, exec_from_thread, NULL);
-		pause();
-		_exit(98);
+	close(p[1]);
+	ck_assert_msg(read(p[0], &c, 1) == 1,
+		      "exec'd child died before it ran: 0x%x (11: still opted in, 12: still mapped)",
+		      (waitpid(pid, &st, 0), st));
+	for (i = 0; i < 300; i++) {
+		ck_assert_uint_eq(rs_read(&rs, pid), SCHED_RS_UNKNOWN);
+		ms_sleep(1);
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			ck_abort_msg("exec'd child exited with 0x%x (11: still opted in, 12: still mapped)",
+				     st);
 	}
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		      "exec from a thread: status 0x%x (13 new TID not ON, 15 old TID not OFF)",
-		      st);
+	kill(pid, SIGKILL);
+	ck_assert_int_eq(child_status(pid), 128 + SIGKILL);
+	munmap((void *)flag, 4096);
 }
 END_TEST
 
-static volatile int spin_stop;
-
-static void *spinner(void *arg)
+/* Every non-zero entry of the array is one of our threads. */
+START_TEST(nothing_else_is_visible)
 {
-	*(volatile uint32_t *)arg = self_tid();
-	while (!spin_stop)
-		;
+	struct uspin_kernel_rs rs;
+	struct worker w;
+	pid_t other;
+	uint32_t t, nonzero = 0, me = getpid();
+	char path[64];
+
+	other = fork();			/* never opts in: busy */
+	ck_assert_int_ge(other, 0);
+	if (other == 0)
+		for (;;)
+			;
+	rs = rs_enable();
+	worker_start(&w, 0);
+	ms_sleep(20);
+	for (t = 1; t < rs.nr_entries; t++) {
+		uint32_t e = rs_read(&rs, t);
+		long tgid = -1;
+		FILE *f;
+
+		if (!e)
+			continue;
+		nonzero++;
+		snprintf(path, sizeof(path), "/proc/%u/status", t);
+		f = fopen(path, "r");
+		if (f) {
+			char line[128];
+
+			while (fgets(line, sizeof(line), f))
+				if (sscanf(line, "Tgid: %ld", &tgid) == 1)
+					break;
+			fclose(f);
+		}
+		ck_assert_msg(tgid == me, "TID %u (tgid %ld) reads %u but only %u opted in",
+			      t, tgid, e, me);
+	}
+	ck_assert_uint_ge(nonzero, 2);	/* us and the worker */
+	ck_assert_uint_eq(rs_read(&rs, other), SCHED_RS_UNKNOWN);
+	worker_stop(&w);
+	kill(other, SIGKILL);
+	child_status(other);
+}
+END_TEST
+
+/* Kernel threads (PF_KTHREAD) are never published. */
+START_TEST(kernel_threads_never_appear)
+{
+	struct uspin_kernel_rs rs = rs_enable();
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int kthreads = 0, round;
+
+	ck_assert_ptr_nonnull(d);
+	for (round = 0; round < 2; round++) {
+		rewinddir(d);
+		while ((de = readdir(d))) {
+			char path[64], buf[512], *p;
+			unsigned long flags = 0;
+			long pid = strtol(de->d_name, &p, 10);
+			FILE *f;
+
+			if (*p || pid <= 0)
+				continue;
+			snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+			f = fopen(path, "r");
+			if (!f)
+				continue;
+			p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+			fclose(f);
+			/* after "comm)": state ppid pgrp session tty tpgid flags */
+			if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %lu", &flags) != 1 ||
+			    !(flags & PF_KTHREAD))
+				continue;
+			kthreads += round == 0;
+			ck_assert_msg(rs_read(&rs, pid) == SCHED_RS_UNKNOWN,
+				      "kernel thread %ld reads %u", pid, rs_read(&rs, pid));
+		}
+		ms_sleep(50);	/* kworkers, RCU and timers run meanwhile */
+	}
+	closedir(d);
+	ck_assert_int_gt(kthreads, 3);
+}
+END_TEST
+
+/* ---- namespaces and pid_max ------------------------------------------- */
+
+struct ns_report {
+	uint64_t outer_base, inner_base, inner_ns;
+	uint32_t inner_tid, thread_tid, outer_tid;
+	uint32_t self_entry, thread_entry, inherited_self_entry;
+	int step;
+};
+
+static struct uspin_kernel_rs ns_rs;	/* the child's own array */
+
+static void *ns_thread(void *arg)
+{
+	volatile struct ns_report *r = arg;
+	uint32_t self = gettid_raw(), e;
+
+	r->thread_tid = self;
+	while (r->step < 2) {
+		e = rs_read(&ns_rs, self);
+		if (is_on(e))
+			r->thread_entry = e;
+	}
 	return NULL;
 }
 
-START_TEST(sysctl_off_reads_unknown_on_again_reads_on)
+/*
+ * In a new pid namespace: the child is TID 1 there, inherits the opt-in,
+ * finds its inherited mapping detached (all zero), maps its namespace's
+ * array with ENABLE and is published in it under its namespace TIDs --
+ * and not in the parent's array.
+ */
+START_TEST(new_pid_namespace_has_its_own_array)
 {
-	struct uspin_vdso_running_state rs;
-	const volatile uint32_t *a;
-	volatile uint32_t other = 0;
-	uint32_t i, bad = 0, me = self_tid();
-	struct timespec ms = { 0, 1000000 };
-	pthread_t t;
+	struct uspin_kernel_rs rs = rs_enable();
+	volatile struct ns_report *r = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+					    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	uint32_t me = gettid_raw();
+	pid_t pid;
+	int i;
 
-	setenv("USPIN_RS_PROVIDER", "vdso", 1);
-	ck_assert_str_eq(uspin_running_state_init(), "vdso");
-	ck_assert_int_eq(read_int(RS_SYSCTL), 1);
-	spin_stop = 0;
-	ck_assert_int_eq(pthread_create(&t, NULL, spinner, (void *)&other), 0);
-	while (!other)
+	ck_assert_ptr_ne((void *)r, MAP_FAILED);
+	ck_assert_msg(unshare(CLONE_NEWPID) == 0, "unshare(CLONE_NEWPID): %s", strerror(errno));
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct uspin_kernel_rs c;
+		pthread_t t;
+
+		r->inner_tid = gettid_raw();
+		/* the inherited mapping now reads 0, even our parent's entry */
+		r->inherited_self_entry = rs_read(&rs, me) | rs_read(&rs, 1);
+		memset(&c, 0, sizeof(c));
+		if (rs_prctl(PR_SCHED_RS_GET, &c, sizeof(c)) ||
+		    !(c.flags & SCHED_RS_FLAG_OPTED_IN))
+			_exit(10);
+		if (c.base)		/* no mapping of this namespace's array yet */
+			_exit(11);
+		if (rs_prctl(PR_SCHED_RS_ENABLE, &c, sizeof(c)))
+			_exit(12);
+		ns_rs = c;
+		r->inner_base = c.base;
+		r->inner_ns = c.pid_ns;
+		if (pthread_create(&t, NULL, ns_thread, (void *)r))
+			_exit(13);
+		r->self_entry = rs_read(&c, r->inner_tid);
+		for (i = 0; i < 2000 && !r->thread_entry; i++)
+			ms_sleep(1);
+		r->step = 1;
+		while (r->step < 2)	/* busy while the parent looks */
+			;
+		pthread_join(t, NULL);
+		_exit(0);
+	}
+	while (r->step < 1)
 		sched_yield();
-
-	set_publishing(0);
-	rs = rs_get();
-	ck_assert_uint_eq(rs.flags & SCHED_RS_FLAG_PUBLISHING, 0);
-	a = (const volatile uint32_t *)(uintptr_t)rs.base;
-	nanosleep(&ms, NULL);		/* switches happen, nothing is written */
-	for (i = 0; i < rs.nr_entries; i++)
-		bad += a[i] != SCHED_RS_UNKNOWN;
-	ck_assert_uint_eq(rs.nr_entries, uspin_rs_view.nr_entries);
-	ck_assert_int_eq(uspin_rs_query(me), USPIN_RS_UNKNOWN);
-	ck_assert_int_eq(uspin_rs_query(other), USPIN_RS_UNKNOWN);
-	ck_assert_int_eq(uspin_rs_query(1), USPIN_RS_UNKNOWN);
-
-	set_publishing(1);
-	spin_stop = 1;
-	pthread_join(t, NULL);
-	ck_assert_msg(bad == 0, "%u entries not UNKNOWN while off", bad);
-	rs = rs_get();
-	ck_assert_uint_eq(rs.flags & SCHED_RS_FLAG_PUBLISHING,
-			  SCHED_RS_FLAG_PUBLISHING);
-	nanosleep(&ms, NULL);		/* switched out and back in */
-	ck_assert_int_eq(uspin_rs_query(me), USPIN_RS_ON);
-	ck_assert_int_eq(uspin_rs_query(other), USPIN_RS_OFF);	/* exited */
+	/* seen from the parent's namespace: not published there */
+	ck_assert_uint_eq(rs_read(&rs, pid), SCHED_RS_UNKNOWN);
+	r->step = 2;
+	ck_assert_int_eq(child_status(pid), 0);
+	ck_assert_uint_eq(r->inner_tid, 1);
+	ck_assert_uint_eq(r->thread_tid, 2);
+	ck_assert_uint_eq(r->inherited_self_entry, 0);
+	ck_assert_uint_ne(r->inner_base, 0);
+	ck_assert_uint_ne(r->inner_ns, rs.pid_ns);
+	ck_assert_msg(is_on(r->self_entry), "namespace TID 1 reads %u", r->self_entry);
+	ck_assert_msg(is_on(r->thread_entry), "namespace TID 2 reads %u", r->thread_entry);
+	munmap((void *)r, 4096);
 }
 END_TEST
 
-START_TEST(sysctl_rejects_other_values)
+/* pid_max raised to PID_MAX_LIMIT: TIDs above 32768 are published too. */
+START_TEST(tids_above_32768_are_published)
 {
-	FILE *f = fopen(RS_SYSCTL, "w");
+	long old_max = read_long(PID_MAX);
+	static struct uspin_kernel_rs rs;
+	volatile int *seen = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct worker w;
+	pid_t child;
+	int i;
 
-	ck_assert_ptr_nonnull(f);
-	fprintf(f, "2\n");
-	ck_assert_int_ne(fclose(f), 0);		/* EINVAL at the flush */
-	ck_assert_int_eq(read_int(RS_SYSCTL), 1);
+	ck_assert_ptr_ne((void *)seen, MAP_FAILED);
+	rs = rs_enable();
+	ck_assert_int_eq(write_long(PID_MAX, 4194304), 0);
+	ck_assert_int_eq(read_long(PID_MAX), 4194304);
+	if (access(NS_LAST_PID, W_OK) == 0) {
+		ck_assert_int_eq(write_long(NS_LAST_PID, 99999), 0);
+	} else {
+		/* no CONFIG_CHECKPOINT_RESTORE: walk the TIDs up */
+		pid_t p;
+
+		do {
+			p = fork();
+			if (p == 0)
+				_exit(0);
+			ck_assert_int_gt(p, 0);
+			waitpid(p, NULL, 0);
+		} while (p < 100000);
+	}
+	worker_start_rs(&w, 0, &rs);
+	child = fork();
+	if (child == 0) {
+		uint32_t self = gettid_raw();
+
+		for (;;)	/* busy, telling whether it reads itself ON */
+			if (is_on(rs_read(&rs, self)))
+				*seen = 1;
+	}
+	write_long(PID_MAX, old_max);
+	ck_assert_msg(w.tid > 32768, "thread TID %u", w.tid);
+	ck_assert_msg(child > 32768, "child TID %d", child);
+	ck_assert_msg(worker_saw_on(&w), "thread %u above 32768 never read itself ON", w.tid);
+	for (i = 0; i < 2000 && !*seen; i++)
+		ms_sleep(1);
+	ck_assert_msg(*seen, "child %d above 32768 never read itself ON", child);
+	printf("running-state: TIDs %u (thread) and %d (fork child) published\n", w.tid, child);
+	kill(child, SIGKILL);
+	child_status(child);
+	worker_stop(&w);
+	ck_assert_msg(wait_entry(&rs, w.tid, is_zero), "exited thread not 0");
+}
+END_TEST
+
+/* ---- the 32-bit vDSO and CRIU's compat restore path ------------------- */
+
+/*
+ * In a child that opted in: unmap [vdso] and [vvar], then map the 32-bit
+ * vDSO image with arch_prctl(ARCH_MAP_VDSO_32), as CRIU does to restore a
+ * compat task.  Only raw system calls after the unmap.
+ */
+static int map_vdso32(void)
+{
+	char buf[8192], *line;
+	unsigned long vdso = 0, vdso_end = 0, vvar = 0, vvar_end = 0;
+	int fd = open("/proc/self/maps", O_RDONLY);
+	ssize_t n;
+	long ret;
+
+	if (fd < 0)
+		return 20;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 21;
+	buf[n] = 0;
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+		if (strstr(line, "[vdso]"))
+			sscanf(line, "%lx-%lx", &vdso, &vdso_end);
+		else if (strstr(line, "[vvar]"))
+			sscanf(line, "%lx-%lx", &vvar, &vvar_end);
+	}
+	if (!vdso || !vvar)
+		return 22;
+	if (syscall(SYS_munmap, vdso, vdso_end - vdso) ||
+	    syscall(SYS_munmap, vvar, vvar_end - vvar))
+		return 23;
+	ret = syscall(SYS_arch_prctl, ARCH_MAP_VDSO_32, vvar);
+	if (ret < 0)
+		return errno == EINVAL ? 24 : 25;
+	fd = syscall(SYS_open, "/proc/self/maps", O_RDONLY);
+	n = syscall(SYS_read, fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return 26;
+	buf[n] = 0;
+	return strstr(buf, "[vdso]") && strstr(buf, "sched_running_state") ? 0 : 27;
+}
+
+START_TEST(vdso32_can_still_be_mapped)
+{
+	pid_t pid;
+	int st;
+
+	rs_enable();
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		syscall(SYS_exit_group, map_vdso32());
+	st = child_status(pid);
+	if (st == 24) {
+		printf("SKIP: running-state-kernel/vdso32: no ARCH_MAP_VDSO_32 (kernel without IA32_EMULATION)\n");
+		return;
+	}
+	ck_assert_msg(st == 0, "ARCH_MAP_VDSO_32 child: %d (22 no vdso/vvar, 23 munmap, 25 arch_prctl, 27 maps)",
+		      st);
+}
+END_TEST
+
+/* ---- the sysctl -------------------------------------------------------- */
+
+START_TEST(sysctl_off_clears_everything_and_refuses_enable)
+{
+	static struct uspin_kernel_rs rs;
+	struct uspin_kernel_rs off;
+	struct worker w;
+	uint32_t t, bad = 0, me = gettid_raw();
+
+	rs = rs_enable();
+	worker_start_rs(&w, 0, &rs);
+	ck_assert(worker_saw_on(&w));
+	set_publishing(0);
+	ms_sleep(5);			/* switches happen, nothing is written */
+	for (t = 0; t < rs.nr_entries; t += 1)
+		bad += rs_read(&rs, t) != 0;
+	off = rs_get();
+	ck_assert_uint_eq(off.flags, SCHED_RS_FLAG_OPTED_IN);
+	errno = 0;
+	ck_assert_int_eq(rs_prctl(PR_SCHED_RS_ENABLE, &off, sizeof(off)), -1);
+	ck_assert_int_eq(errno, EPERM);
+	w.on = 0;
+	set_publishing(1);
+	ck_assert_msg(bad == 0, "%u entries non-zero while off", bad);
+	ck_assert_msg(worker_saw_on(&w), "busy thread never read itself ON again");
+	ms_sleep(2);
+	ck_assert(is_on(rs_read(&rs, me)));
+	worker_stop(&w);
+	/* other values are refused and change nothing */
+	ck_assert_int_eq(write_long(RS_SYSCTL, 2), EINVAL);
+	ck_assert_int_eq(read_long(RS_SYSCTL), 1);
+}
+END_TEST
+
+/* ---- the library's provider on top ------------------------------------ */
+
+/*
+ * libuspin attaches its provider in a constructor, so these run in a fresh
+ * image started with USPIN_RS_PROVIDER=vdso ("provider NAME"), and report
+ * by exit status; the rest of this program runs with USPIN_RS_PROVIDER=none
+ * (see main()), so that libuspin does not opt it in behind the tests' back.
+ */
+static volatile int lib_stop;
+static volatile long lib_samples, lib_on;
+
+/* Reads its own state through the library's view while it spins. */
+static void *lib_sampler(void *arg)
+{
+	uint32_t self = gettid_raw();
+
+	(void)arg;
+	while (!lib_stop) {
+		lib_samples++;
+		lib_on += uspin_rs_query(self) == USPIN_RS_ON;
+	}
+	return NULL;
+}
+
+static int provider_attach(void)
+{
+	struct uspin_kernel_rs rs;
+	pthread_t busy, sleeper_thr;
+	struct worker sleeper;
+	int i;
+
+	if (strcmp(uspin_running_state_provider(), "vdso"))
+		return 20;		/* the constructor did not attach it */
+	memset(&rs, 0, sizeof(rs));
+	if (rs_prctl(PR_SCHED_RS_GET, &rs, sizeof(rs)) ||
+	    rs.flags != (SCHED_RS_FLAG_OPTED_IN | SCHED_RS_FLAG_PUBLISHING))
+		return 21;		/* attach() opts the process in */
+	if ((uintptr_t)uspin_rs_view.base != rs.base ||
+	    uspin_rs_view.nr_entries != rs.nr_entries)
+		return 22;
+	if (uspin_rs_query(gettid_raw()) != USPIN_RS_ON)
+		return 23;
+	if (pthread_create(&busy, NULL, lib_sampler, NULL))
+		return 24;
+	memset(&sleeper, 0, sizeof(sleeper));
+	sleeper.sleep = 1;
+	if (pthread_create(&sleeper_thr, NULL, worker_fn, &sleeper))
+		return 24;
+	sleeper.thr = sleeper_thr;
+	while (!sleeper.tid)
+		sched_yield();
+	for (i = 0; i < 2000 && uspin_rs_query(sleeper.tid) != USPIN_RS_OFF; i++)
+		ms_sleep(1);
+	if (uspin_rs_query(sleeper.tid) != USPIN_RS_OFF)
+		return 25;
+	ms_sleep(100);
+	lib_stop = 1;
+	pthread_join(busy, NULL);
+	if (lib_samples < 1000 || lib_on * 100 < lib_samples * 99) {
+		printf("provider: busy thread read itself ON in %ld of %ld samples\n",
+		       lib_on, lib_samples);
+		return 26;
+	}
+	if (uspin_rs_query(rs.nr_entries) != USPIN_RS_UNKNOWN)
+		return 27;
+	if (uspin_rs_query(1) != USPIN_RS_UNKNOWN)	/* init: not opted in */
+		return 28;
+	if (!uspin_running_state_active()->describe)
+		return 29;
+	printf("running-state: %s\n", uspin_running_state_active()->describe());
+	sleeper.stop = 1;
+	pthread_join(sleeper.thr, NULL);
+	return 0;
+}
+
+/*
+ * Across a fork into a new pid namespace: the child's first lock call makes
+ * libuspin notice the new process and call new_process(), which finds the
+ * inherited mapping detached and maps the child's own array; the child then
+ * reads itself ON under its namespace TID 1 through the library's view.
+ * Before that, the inherited view reads UNKNOWN.
+ */
+static int provider_new_pid_ns(void)
+{
+	volatile struct ns_report *r = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+					    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	uintptr_t outer_base = (uintptr_t)uspin_rs_view.base;
+	pid_t pid;
+	int st;
+
+	if (r == MAP_FAILED || strcmp(uspin_running_state_provider(), "vdso"))
+		return 30;
+	if (unshare(CLONE_NEWPID))
+		return 31;
+	pid = fork();
+	if (pid < 0)
+		return 32;
+	if (pid == 0) {
+		uspin_mutex_t m = USPIN_MUTEX_INITIALIZER;
+		struct uspin_kernel_rs c;
+
+		r->inner_tid = gettid_raw();
+		r->inherited_self_entry = uspin_rs_query(r->inner_tid);
+		if (uspin_mutex_lock(&m) || uspin_mutex_unlock(&m))
+			_exit(12);
+		r->inner_base = (uintptr_t)uspin_rs_view.base;
+		r->self_entry = uspin_rs_query(r->inner_tid);
+		memset(&c, 0, sizeof(c));
+		if (rs_prctl(PR_SCHED_RS_GET, &c, sizeof(c)))
+			_exit(10);
+		r->inner_ns = c.pid_ns;
+		_exit(c.base == r->inner_base ? 0 : 11);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		return 33;
+	if (r->inner_tid != 1)
+		return 34;
+	if (!r->inner_base || r->inner_base == outer_base)
+		return 35;		/* new_process() did not remap */
+	if (r->self_entry != USPIN_RS_ON)
+		return 36;
+	if (r->inherited_self_entry != USPIN_RS_UNKNOWN)
+		return 37;		/* the inherited view must read UNKNOWN */
+	return 0;
+}
+
+/* Run "provider @what" in a fresh image with the vdso provider. */
+static int run_provider_check(const char *what)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		setenv("USPIN_RS_PROVIDER", "vdso", 1);
+		execl("/proc/self/exe", "test-running-state-kernel", "provider",
+		      what, (char *)NULL);
+		_exit(99);
+	}
+	return child_status(pid);
+}
+
+START_TEST(provider_vdso_attaches_and_agrees)
+{
+	int st = run_provider_check("attach");
+
+	ck_assert_msg(st == 0, "provider attach: %d (20 not attached, 21 not opted in, 22 view, 23 self not ON, 25 sleeper not OFF, 26 busy not ON, 27/28 UNKNOWN, 29 describe)",
+		      st);
+}
+END_TEST
+
+START_TEST(provider_follows_a_fork_into_a_new_pid_namespace)
+{
+	int st = run_provider_check("new-pid-ns");
+
+	ck_assert_msg(st == 0, "provider new-pid-ns: %d (33 child failed, 34 not TID 1, 35 not remapped, 36 not ON, 37 inherited view not UNKNOWN)",
+		      st);
 }
 END_TEST
 
 static Suite *kernel_rs_suite(void)
 {
 	Suite *s = suite_create("running-state-kernel");
-	TCase *tc = tcase_create("kernel");
+	TCase *abi = tcase_create("abi"), *who = tcase_create("who"),
+	      *ns = tcase_create("namespaces"), *admin = tcase_create("admin");
 
-	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, short_size_is_einval);
-	tcase_add_test(tc, layout_covers_pid_max);
-	tcase_add_test(tc, mapping_is_read_only_below_vvar);
-	tcase_add_test(tc, present_after_exec);
-	tcase_add_test(tc, exec_from_a_thread_moves_the_entry);
-	tcase_add_test(tc, sysctl_off_reads_unknown_on_again_reads_on);
-	tcase_add_test(tc, sysctl_rejects_other_values);
-	suite_add_tcase(s, tc);
+	tcase_add_checked_fixture(abi, setup, NULL);
+	tcase_add_checked_fixture(who, setup, NULL);
+	tcase_add_checked_fixture(ns, setup, NULL);
+	tcase_add_checked_fixture(admin, setup, NULL);
+	tcase_set_timeout(abi, 60);
+	tcase_set_timeout(who, 120);
+	tcase_set_timeout(ns, 120);
+	tcase_set_timeout(admin, 120);
+	tcase_add_test(abi, bad_arguments_are_einval);
+	tcase_add_test(abi, get_before_opting_in_changes_nothing);
+	tcase_add_test(abi, enable_describes_and_publishes_the_caller);
+	tcase_add_test(abi, index_is_the_kernels_and_a_permutation);
+	tcase_add_test(abi, mapping_is_read_only_and_cannot_be_made_writable);
+	tcase_add_test(abi, mremap_moves_it_and_get_follows);
+	tcase_add_test(abi, vdso32_can_still_be_mapped);
+	tcase_add_test(who, threads_before_and_after_opting_in_are_published);
+	tcase_add_test(who, fork_inherits_exec_drops);
+	tcase_add_test(who, nothing_else_is_visible);
+	tcase_add_test(who, kernel_threads_never_appear);
+	tcase_add_test(ns, new_pid_namespace_has_its_own_array);
+	tcase_add_test(ns, tids_above_32768_are_published);
+	tcase_add_test(admin, sysctl_off_clears_everything_and_refuses_enable);
+	tcase_add_test(admin, provider_vdso_attaches_and_agrees);
+	tcase_add_test(admin, provider_follows_a_fork_into_a_new_pid_namespace);
+	suite_add_tcase(s, abi);
+	suite_add_tcase(s, who);
+	suite_add_tcase(s, ns);
+	suite_add_tcase(s, admin);
 	return s;
 }
 
 int main(int argc, char **argv)
 {
+	const char *provider = getenv("USPIN_RS_PROVIDER");
 	SRunner *sr;
 	int failed;
 
 	if (argc > 1 && strcmp(argv[1], "after-exec") == 0)
 		return after_exec();
-	if (argc > 2 && strcmp(argv[1], "after-thread-exec") == 0)
-		return after_thread_exec(argv[2]);
+	if (argc > 2 && strcmp(argv[1], "provider") == 0)
+		return strcmp(argv[2], "attach") == 0 ? provider_attach() :
+		       strcmp(argv[2], "new-pid-ns") == 0 ? provider_new_pid_ns() : 2;
+	/*
+	 * libuspin's constructor attached a provider (and so opted this
+	 * process in) unless told not to: start again without it.
+	 */
+	if (!provider || strcmp(provider, "none") != 0) {
+		setenv("USPIN_RS_PROVIDER", "none", 1);
+		execv("/proc/self/exe", argv);
+		perror("test-running-state-kernel: exec");
+		return 2;
+	}
 	sr = srunner_create(kernel_rs_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
