@@ -5,6 +5,7 @@
 #   make vm-check                 kernel + guest bins, boot, run all guest suites
 #   make vm-check KCONFIG=debug   the same on the debug kernel (lockdep,
 #                                 KASAN, UBSAN & co.), with the fuzzer longer
+#   make vm-check KCONFIG=kcsan   the same on the KCSAN kernel
 #   make vm-selftests-baseline    the futex selftests on the *unpatched* kernel
 #   make kernel-check-series      checkpatch --strict + per-patch builds
 #   kernel/vm-run -- CMD          run anything on the patched kernel
@@ -48,10 +49,10 @@ VM_TIMEOUT ?= 1800
 VM_FUZZ_SECONDS ?= $(if $(filter base,$(KCONFIG)),10,30)
 VM_MEM ?= $(if $(filter base,$(KCONFIG)),512,1024)
 # futex_requeue's waiters give up after 30 ms, which thread creation
-# outlasts under KASAN in TCG (they time out before the requeue); it runs
-# on the base kernel only.
+# outlasts on the sanitizer kernels in TCG (they time out before the
+# requeue); it runs on the base kernel only.
 VM_SELFTESTS_SKIP ?= $(if $(filter base,$(KCONFIG)),,futex_requeue)
-VM_SELFTESTS_SKIP_WHY := its 30 ms waiter timeouts are shorter than thread creation under KASAN in TCG; run on the base kernel
+VM_SELFTESTS_SKIP_WHY := its 30 ms waiter timeouts are shorter than thread creation on a sanitizer kernel in TCG; run on the base kernel
 
 # The kernel's own futex selftests (tools/testing/selftests/futex/functional
 # of the same tree), static; the same binaries run on both kernels.
