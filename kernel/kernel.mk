@@ -3,7 +3,9 @@
 #
 #   make kernel                   build the patched kernel (cached by inputs)
 #   make vm-check                 kernel + guest bins, boot, run all guest suites
-#   make vm-check KCONFIG=debug   the same on the debug kernel (lockdep & co.)
+#   make vm-check KCONFIG=debug   the same on the debug kernel (lockdep,
+#                                 KASAN, UBSAN & co.), with the fuzzer longer
+#   make vm-check KCONFIG=kcsan   the same on the KCSAN kernel
 #   make vm-selftests-baseline    the futex selftests on the *unpatched* kernel
 #   make kernel-check-series      checkpatch --strict + per-patch builds
 #   kernel/vm-run -- CMD          run anything on the patched kernel
@@ -18,7 +20,8 @@ KERNEL_BUILD := USPIN_CACHE=$(USPIN_CACHE) kernel/build --variant $(KCONFIG)
 # Computed without building anything; the paths change with the inputs.
 KERNEL_BUILD_DIR := $(shell $(KERNEL_BUILD) --print)
 KERNEL_TREE      := $(shell $(KERNEL_BUILD) --print-tree)
-VMLINUX          := $(KERNEL_BUILD_DIR)/vmlinux
+# The image to boot: vmlinux, or a bzImage for a KASAN variant (kernel/build).
+VMLINUX          := $(shell $(KERNEL_BUILD) --print-image)
 KERNEL_HDR       := $(KERNEL_BUILD_DIR)/hdr/include
 KERNEL_STAMP     := $(KERNEL_BUILD_DIR)/.uspin-headers
 
@@ -33,23 +36,34 @@ KTEST_LIBS   := -lcheck -lsubunit -lrt -lm
 KTEST_HDRS   := tests/kernel/futex_lock_test.h libuspin/futex_lock_abi.h
 
 GUEST_BINS += $(BUILD)/guest/test-futex-lock $(BUILD)/guest/test-futex-lock-adaptive \
+	      $(BUILD)/guest/futex-lock-fairness $(BUILD)/guest/uspin-fuzz \
 	      $(BUILD)/guest/run-guest-suites $(BUILD)/guest/run-futex-selftests \
 	      $(BUILD)/guest/test-running-state-kernel $(BUILD)/guest/pingpong \
 	      $(BUILD)/guest/running_state_test $(BUILD)/guest/librs-optin.so \
 	      $(BUILD)/guest/running-state-cost
 
-# The suites vm-check runs in the guest, in this order.
-VM_SUITES ?= test-futex-lock test-futex-lock-adaptive futex-selftests \
+# The suites vm-check runs in the guest, in this order.  uspin-fuzz runs
+# for VM_FUZZ_SECONDS (it reports its call count; vm-run fails the run on
+# any kernel splat).  The debug kernel (KASAN) needs more guest memory.
+VM_SUITES ?= test-futex-lock test-futex-lock-adaptive futex-selftests uspin-fuzz \
 	     test-running-state-kernel running_state_test running-state-vdso \
 	     uspin-info test-uspin
 VM_TIMEOUT ?= 1800
+VM_FUZZ_SECONDS ?= $(if $(filter base,$(KCONFIG)),10,30)
+VM_MEM ?= $(if $(filter base,$(KCONFIG)),512,1024)
+# futex_requeue's waiters give up after 30 ms, which thread creation
+# outlasts on the sanitizer kernels in TCG (they time out before the
+# requeue); it runs on the base kernel only.
+VM_SELFTESTS_SKIP ?= $(if $(filter base,$(KCONFIG)),,futex_requeue)
+VM_SELFTESTS_SKIP_WHY := its 30 ms waiter timeouts are shorter than thread creation on a sanitizer kernel in TCG; run on the base kernel
 
 # The kernel's own futex selftests (tools/testing/selftests/futex/functional
 # of the same tree), static; the same binaries run on both kernels.
+# futex_lock is series A's own (kernel/patches/futex/0004).
 FUTEX_SELFTESTS := futex_requeue_pi futex_requeue_pi_mismatched_ops \
 	futex_requeue_pi_signal_restart futex_wait_timeout futex_wait_wouldblock \
 	futex_wait_uninitialized_heap futex_wait_private_mapped_file futex_wait \
-	futex_requeue futex_waitv
+	futex_requeue futex_waitv futex_lock
 SELFTEST_DIR  := $(BUILD)/futex-selftests
 SELFTEST_BINS := $(addprefix $(SELFTEST_DIR)/,$(FUTEX_SELFTESTS))
 
@@ -70,6 +84,18 @@ $(BUILD)/guest/test-futex-lock: tests/kernel/test_futex_lock.c $(KTEST_HDRS) $(K
 $(BUILD)/guest/test-futex-lock-adaptive: tests/kernel/test_futex_lock_adaptive.c $(KTEST_HDRS) $(KERNEL_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(KTEST_CFLAGS) $(CPPFLAGS) -isystem $(KERNEL_HDR) -o $@ $< $(KTEST_LIBS)
+
+# A measurement (fairness with and without FUTEX_UNLOCK's handoff), not a suite.
+$(BUILD)/guest/futex-lock-fairness: tests/kernel/futex_lock_fairness.c $(KTEST_HDRS) $(KERNEL_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(KTEST_CFLAGS) $(CPPFLAGS) -isystem $(KERNEL_HDR) -o $@ $< $(KTEST_LIBS)
+
+# The fuzzer: every .c file of tests/kernel/fuzz/ (a new file registers its
+# own cases, see fuzz.h), against the patched uapi headers.
+FUZZ_SRCS := $(sort $(wildcard tests/kernel/fuzz/*.c))
+$(BUILD)/guest/uspin-fuzz: $(FUZZ_SRCS) $(wildcard tests/kernel/fuzz/*.h) $(KERNEL_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(KTEST_CFLAGS) $(CPPFLAGS) -isystem $(KERNEL_HDR) -o $@ $(FUZZ_SRCS)
 
 # The running-state array's kernel-specific checks (the ABI drift
 # _Static_asserts need the patched <linux/sched_running_state.h>).
@@ -129,9 +155,10 @@ $(SELFTEST_DIR)/%: $(KERNEL_STAMP)
 
 vm-check: kernel guest-bins $(SELFTEST_BINS)
 	USPIN_GUEST_BINS="$(GUEST_BINS)" USPIN_CACHE=$(USPIN_CACHE) \
-	  $(VM_RUN) --kernel $(VMLINUX) --smp 2 --timeout $(VM_TIMEOUT) \
+	  $(VM_RUN) --kernel $(VMLINUX) --smp 2 --mem $(VM_MEM) --timeout $(VM_TIMEOUT) \
 	  --log $(BUILD)/vm-check-$(KCONFIG).log --files $(SELFTEST_DIR) \
-	  -- run-guest-suites $(VM_SUITES)
+	  -- USPIN_FUZZ_SECONDS=$(VM_FUZZ_SECONDS) USPIN_SELFTESTS_SKIP=\''$(VM_SELFTESTS_SKIP)'\' \
+	     USPIN_SELFTESTS_SKIP_WHY=\''$(VM_SELFTESTS_SKIP_WHY)'\' run-guest-suites $(VM_SUITES)
 
 # The unpatched Debian kernel, same config and selftest binaries: the
 # "no regression" baseline for the futex selftests.  Not part of `check`.
@@ -139,7 +166,7 @@ vm-selftests-baseline: $(SELFTEST_BINS) $(BUILD)/guest/run-guest-suites $(BUILD)
 	USPIN_CACHE=$(USPIN_CACHE) kernel/build --variant $(KCONFIG) --unpatched
 	USPIN_GUEST_BINS="$(BUILD)/guest/run-guest-suites $(BUILD)/guest/run-futex-selftests" \
 	  USPIN_CACHE=$(USPIN_CACHE) $(VM_RUN) \
-	  --kernel $$(USPIN_CACHE=$(USPIN_CACHE) kernel/build --variant $(KCONFIG) --unpatched --print)/vmlinux \
+	  --kernel $$(USPIN_CACHE=$(USPIN_CACHE) kernel/build --variant $(KCONFIG) --unpatched --print-image) \
 	  --smp 2 --timeout $(VM_TIMEOUT) --log $(BUILD)/vm-selftests-baseline.log \
 	  --files $(SELFTEST_DIR) -- run-guest-suites futex-selftests
 

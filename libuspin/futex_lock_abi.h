@@ -12,6 +12,14 @@
 
 #define USPIN_FUTEX_LOCK		14
 #define USPIN_FUTEX_LOCK_ADAPTIVE	15
+/*
+ * The unlock slow path when FUTEX_WAITERS is set (instead of xchg(word, 0)
+ * + FUTEX_WAKE): futex(word, USPIN_FUTEX_UNLOCK [| FUTEX_PRIVATE_FLAG], 0,
+ * NULL, NULL, 0).  0: released (the word is 0, or the kernel handed it to a
+ * starving waiter); EPERM: the TID part is not the caller's; EFAULT; EINVAL
+ * (misaligned, non-zero unused argument, PI waiters on the word); ENOSYS:
+ * no such op (probe it next to FUTEX_LOCK).  See docs/kernel-futex.md.
+ */
 #define USPIN_FUTEX_UNLOCK		16
 
 #endif

@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef FUTEX_LOCK
-#error "<linux/futex.h> lacks FUTEX_LOCK: compile against the patched kernel's uapi headers"
+#if !defined(FUTEX_LOCK) || !defined(FUTEX_UNLOCK)
+#error "<linux/futex.h> lacks FUTEX_LOCK/FUTEX_UNLOCK: compile against the patched kernel's uapi headers"
 #endif
 
 /* The library's single definition of the op numbers must match the kernel's. */
@@ -30,6 +30,8 @@ _Static_assert(USPIN_FUTEX_LOCK == FUTEX_LOCK,
 	       "libuspin/futex_lock_abi.h and the kernel disagree on FUTEX_LOCK");
 _Static_assert(USPIN_FUTEX_LOCK_ADAPTIVE == FUTEX_LOCK_ADAPTIVE,
 	       "libuspin/futex_lock_abi.h and the kernel disagree on FUTEX_LOCK_ADAPTIVE");
+_Static_assert(USPIN_FUTEX_UNLOCK == FUTEX_UNLOCK,
+	       "libuspin/futex_lock_abi.h and the kernel disagree on FUTEX_UNLOCK");
 #define FUTEX_LOCK_ABI_CHECKED 1
 #else
 #define FUTEX_LOCK_ABI_CHECKED 0
@@ -42,6 +44,13 @@ static inline long sys_futex(void *uaddr, int op, uint32_t val,
 			     const struct timespec *abs)
 {
 	return syscall(SYS_futex, uaddr, op, val, abs, NULL, 0);
+}
+
+/* All six arguments, for the checks of the unused ones; -1/errno or result. */
+static inline long sys_futex6(void *uaddr, int op, uint32_t val,
+			      const void *timeout, void *uaddr2, uint32_t val3)
+{
+	return syscall(SYS_futex, uaddr, op, val, timeout, uaddr2, val3);
 }
 
 /* FUTEX_LOCK* call; returns 0 or the errno. */
@@ -82,6 +91,23 @@ static inline void uunlock(uint32_t *w, int private_flag)
 		return;
 	__atomic_exchange_n(w, 0, __ATOMIC_RELEASE);
 	syscall(SYS_futex, w, FUTEX_WAKE | private_flag, 1, NULL, NULL, 0);
+}
+
+/* FUTEX_UNLOCK call; returns 0 or the errno. */
+static inline int futex_unlock_op(uint32_t *w, int private_flag)
+{
+	return sys_futex6(w, FUTEX_UNLOCK | private_flag, 0, NULL, NULL, 0) ? errno : 0;
+}
+
+/* Unlock with FUTEX_UNLOCK as the slow path (the v2 library protocol). */
+static inline int uunlock_k(uint32_t *w, int private_flag)
+{
+	uint32_t tid = (uint32_t)gettid();
+
+	if (__atomic_compare_exchange_n(w, &tid, 0, 0, __ATOMIC_RELEASE,
+					__ATOMIC_RELAXED))
+		return 0;
+	return futex_unlock_op(w, private_flag);
 }
 
 static inline void ts_add_ms(struct timespec *ts, long ms)

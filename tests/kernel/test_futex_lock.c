@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_futex_lock — the semantics of FUTEX_LOCK, in the guest running the
- * patched kernel.  Every test runs for FUTEX_LOCK and FUTEX_LOCK_ADAPTIVE
- * (loop index: 0 = FUTEX_LOCK, 1 = FUTEX_LOCK_ADAPTIVE), since the adaptive
- * op must keep all of FUTEX_LOCK's semantics.  Adaptive-only behaviour
- * (spinning) is in test_futex_lock_adaptive.c.
+ * test_futex_lock — the semantics of FUTEX_LOCK and FUTEX_UNLOCK, in the
+ * guest running the patched kernel.  Every lock test runs for FUTEX_LOCK and
+ * FUTEX_LOCK_ADAPTIVE (loop index: 0 = FUTEX_LOCK, 1 = FUTEX_LOCK_ADAPTIVE),
+ * since the adaptive op must keep all of FUTEX_LOCK's semantics.
+ * Adaptive-only behaviour (spinning) is in test_futex_lock_adaptive.c.
  */
 #include <check.h>
 #include <signal.h>
@@ -27,6 +27,8 @@ START_TEST(test_abi_numbers)
 	ck_assert_int_eq(FUTEX_LOCK_ADAPTIVE, 15);
 	ck_assert_int_eq(FUTEX_LOCK_PRIVATE, 14 | 128);
 	ck_assert_int_eq(FUTEX_LOCK_ADAPTIVE_PRIVATE, 15 | 128);
+	ck_assert_int_eq(FUTEX_UNLOCK, 16);
+	ck_assert_int_eq(FUTEX_UNLOCK_PRIVATE, 16 | 128);
 	if (!FUTEX_LOCK_ABI_CHECKED)
 		fprintf(stderr, "note: libuspin/futex_lock_abi.h absent, ABI assert skipped\n");
 }
@@ -101,9 +103,15 @@ START_TEST(test_einval)
 	ck_assert_int_eq(futex_lock_op((uint32_t *)((char *)buf + 2), ops[_i], NULL), EINVAL);
 	ck_assert_uint_eq(buf[0], 0);
 
-	/* val is reserved and must be 0. */
+	/* Unused arguments (val, uaddr2, val3) must be 0. */
 	buf[0] = 0;
 	ck_assert_int_eq(sys_futex(buf, OP_PRIVATE(_i), 1, NULL), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(sys_futex6(buf, OP_PRIVATE(_i), 0, NULL, &buf[1], 0), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(sys_futex6(buf, ops[_i], 0, NULL, NULL, 1), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(sys_futex6(buf, OP_PRIVATE(_i), 0x80000000u, NULL, NULL, ~0u), -1);
 	ck_assert_int_eq(errno, EINVAL);
 	ck_assert_uint_eq(buf[0], 0);
 
@@ -135,8 +143,13 @@ static void check_timeout(int op, clockid_t clk, long ms)
 	clock_gettime(clk, &now);
 	/* The deadline is honoured: never early. */
 	ck_assert_msg(ts_cmp(&now, &abs) >= 0, "returned before the deadline");
-	/* A waiter that leaves after a failed attempt leaves WAITERS set. */
-	ck_assert_uint_eq(w, NO_SUCH_TID | FUTEX_WAITERS);
+	if (ms < 0) {
+		/* Past already: a trylock, which never queues nor marks. */
+		ck_assert_uint_eq(w, NO_SUCH_TID);
+	} else {
+		/* A waiter that leaves after a failed attempt leaves WAITERS set. */
+		ck_assert_uint_eq(w, NO_SUCH_TID | FUTEX_WAITERS);
+	}
 }
 
 START_TEST(test_timeout_monotonic)
@@ -163,6 +176,12 @@ START_TEST(test_timeout_free_lock_acquires)
 
 	ck_assert_int_eq(futex_lock_op(&w, OP_PRIVATE(_i), &abs), 0);
 	ck_assert_uint_eq(w, (uint32_t)gettid());
+	/* ... also an owner-died one, on the other clock; EDEADLK first. */
+	w = FUTEX_OWNER_DIED;
+	abs = deadline_ms(CLOCK_REALTIME, -1);
+	ck_assert_int_eq(futex_lock_op(&w, ops[_i] | FUTEX_CLOCK_REALTIME, &abs), 0);
+	ck_assert_uint_eq(w, (uint32_t)gettid() | FUTEX_OWNER_DIED);
+	ck_assert_int_eq(futex_lock_op(&w, ops[_i] | FUTEX_CLOCK_REALTIME, &abs), EDEADLK);
 }
 END_TEST
 
@@ -173,7 +192,16 @@ static uint32_t cw;
 static int cw_op;
 static pid_t cw_tids[NWAITERS];
 static uint32_t cw_seen[NWAITERS];
-static int cw_order;
+static int cw_order, cw_kunlock;
+
+/* Unlock as the v1 (xchg + FUTEX_WAKE) or v2 (FUTEX_UNLOCK) protocol. */
+static void cw_unlock(uint32_t *w, int private_flag)
+{
+	if (cw_kunlock)
+		ck_assert_int_eq(uunlock_k(w, private_flag), 0);
+	else
+		uunlock(w, private_flag);
+}
 
 static void *contended_waiter(void *arg)
 {
@@ -187,16 +215,18 @@ static void *contended_waiter(void *arg)
 	cw_seen[k] = load(&cw);
 	if ((cw_seen[k] & FUTEX_TID_MASK) != (uint32_t)gettid())
 		cw_seen[k] |= 1u << 29;	/* flag: word does not name us */
-	uunlock(&cw, FUTEX_PRIVATE_FLAG);
+	cw_unlock(&cw, FUTEX_PRIVATE_FLAG);
 	return NULL;
 }
 
+/* _i: bit 0 selects the op, bit 1 unlocking with FUTEX_UNLOCK. */
 START_TEST(test_contended_waiters_bit)
 {
 	pthread_t t[NWAITERS];
 
 	cw = gettid();
-	cw_op = OP_PRIVATE(_i);
+	cw_op = OP_PRIVATE(_i & 1);
+	cw_kunlock = _i >> 1;
 	cw_order = 0;
 	memset(cw_tids, 0, sizeof(cw_tids));
 	for (long i = 0; i < NWAITERS; i++)
@@ -209,7 +239,7 @@ START_TEST(test_contended_waiters_bit)
 	/* Sleeping waiters have set FUTEX_WAITERS. */
 	ck_assert_uint_eq(load(&cw), (uint32_t)gettid() | FUTEX_WAITERS);
 
-	uunlock(&cw, FUTEX_PRIVATE_FLAG);
+	cw_unlock(&cw, FUTEX_PRIVATE_FLAG);
 	for (int i = 0; i < NWAITERS; i++)
 		ck_assert_msg(join_within(t[i], 30, NULL) == 0, "waiter %d hung: lost wake-up", i);
 
@@ -243,7 +273,7 @@ static void *plain_waiter(void *arg)
 	int rc = futex_lock_op(&cw, cw_op, NULL);
 
 	if (!rc)
-		uunlock(&cw, FUTEX_PRIVATE_FLAG);
+		cw_unlock(&cw, FUTEX_PRIVATE_FLAG);
 	return (void *)(long)rc;
 }
 
@@ -253,13 +283,14 @@ START_TEST(test_timed_out_waiter_keeps_waiters)
 	void *ra, *rb;
 
 	cw = gettid();
-	cw_op = OP_PRIVATE(_i);
+	cw_op = OP_PRIVATE(_i & 1);
+	cw_kunlock = _i >> 1;
 	ck_assert_int_eq(pthread_create(&a, NULL, plain_waiter, NULL), 0);
 	ck_assert_int_eq(pthread_create(&b, NULL, timed_waiter, NULL), 0);
 	ck_assert_int_eq(join_within(b, 30, &rb), 0);
 	ck_assert_int_eq((long)rb, ETIMEDOUT);
 	ck_assert_uint_eq(load(&cw), (uint32_t)gettid() | FUTEX_WAITERS);
-	uunlock(&cw, FUTEX_PRIVATE_FLAG);
+	cw_unlock(&cw, FUTEX_PRIVATE_FLAG);
 	ck_assert_msg(join_within(a, 30, &ra) == 0, "remaining waiter hung: lost wake-up");
 	ck_assert_int_eq((long)ra, 0);
 }
@@ -270,7 +301,7 @@ END_TEST
 #define STRESS_ITERS 1500
 static uint32_t sw;
 static unsigned long scount;
-static int sop, sbad;
+static int sop, sbad, skunlock;
 
 static void *stress_thread(void *arg)
 {
@@ -284,7 +315,12 @@ static void *stress_thread(void *arg)
 		scount++;
 		if (i % 64 == 0)
 			sched_yield();
-		uunlock(&sw, FUTEX_PRIVATE_FLAG);
+		if (skunlock) {
+			if (uunlock_k(&sw, FUTEX_PRIVATE_FLAG))
+				__atomic_store_n(&sbad, 1, __ATOMIC_RELAXED);
+		} else {
+			uunlock(&sw, FUTEX_PRIVATE_FLAG);
+		}
 	}
 	return NULL;
 }
@@ -296,7 +332,8 @@ START_TEST(test_no_lost_wakeups)
 	sw = 0;
 	scount = 0;
 	sbad = 0;
-	sop = OP_PRIVATE(_i);
+	sop = OP_PRIVATE(_i & 1);
+	skunlock = _i >> 1;
 	for (int i = 0; i < STRESS_THREADS; i++)
 		ck_assert_int_eq(pthread_create(&t[i], NULL, stress_thread, NULL), 0);
 	for (int i = 0; i < STRESS_THREADS; i++)
@@ -326,6 +363,7 @@ START_TEST(test_signal_restarts)
 	nsig = 0;
 	cw = gettid();
 	cw_op = OP_PRIVATE(_i);
+	cw_kunlock = 0;
 	memset(cw_tids, 0, sizeof(cw_tids));
 	ck_assert_int_eq(pthread_create(&t, NULL, plain_waiter, NULL), 0);
 	sleep_ms(50);
@@ -426,12 +464,326 @@ START_TEST(test_shared_cross_process)
 	}
 	ck_assert_msg(wait_until_sleeping(child, child), "child never slept");
 	ck_assert_uint_eq(load(w), (uint32_t)gettid() | FUTEX_WAITERS);
-	uunlock(w, 0);	/* shared FUTEX_WAKE */
+	if (_i)
+		ck_assert_int_eq(futex_unlock_op(w, 0), 0);	/* shared FUTEX_UNLOCK */
+	else
+		uunlock(w, 0);	/* shared FUTEX_WAKE */
 	ck_assert_int_eq(waitpid(child, &status, 0), child);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		      "child status %#x", status);
 	ck_assert_uint_eq(load(w), 0);
 	munmap(w, 4096);
+}
+END_TEST
+
+/* --- FUTEX_UNLOCK ----------------------------------------------------------- */
+
+START_TEST(test_unlock_basic)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint32_t tid = gettid(), w, buf[2], *unmapped, *ro;
+	struct timespec ts = { 0, 0 };
+
+	/* Uncontended, with and without FUTEX_WAITERS: the word becomes 0. */
+	w = tid;
+	ck_assert_int_eq(futex_unlock_op(&w, FUTEX_PRIVATE_FLAG), 0);
+	ck_assert_uint_eq(w, 0);
+	w = tid | FUTEX_WAITERS;
+	ck_assert_int_eq(futex_unlock_op(&w, FUTEX_PRIVATE_FLAG), 0);
+	ck_assert_uint_eq(w, 0);
+	w = tid | FUTEX_WAITERS;
+	ck_assert_int_eq(futex_unlock_op(&w, 0), 0);
+	ck_assert_uint_eq(w, 0);
+	/* OWNER_DIED does not survive an unlock (as with FUTEX_UNLOCK_PI). */
+	w = tid | FUTEX_OWNER_DIED | FUTEX_WAITERS;
+	ck_assert_int_eq(futex_unlock_op(&w, FUTEX_PRIVATE_FLAG), 0);
+	ck_assert_uint_eq(w, 0);
+
+	/* Not the owner: EPERM, word untouched. */
+	w = NO_SUCH_TID | FUTEX_WAITERS;
+	ck_assert_int_eq(futex_unlock_op(&w, FUTEX_PRIVATE_FLAG), EPERM);
+	ck_assert_uint_eq(w, NO_SUCH_TID | FUTEX_WAITERS);
+	w = 0;
+	ck_assert_int_eq(futex_unlock_op(&w, FUTEX_PRIVATE_FLAG), EPERM);
+	w = FUTEX_OWNER_DIED | FUTEX_WAITERS;
+	ck_assert_int_eq(futex_unlock_op(&w, 0), EPERM);
+	ck_assert_uint_eq(w, FUTEX_OWNER_DIED | FUTEX_WAITERS);
+
+	/* Unused arguments must be 0, the timeout included. */
+	w = tid;
+	ck_assert_int_eq(sys_futex6(&w, FUTEX_UNLOCK_PRIVATE, 1, NULL, NULL, 0), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(sys_futex6(&w, FUTEX_UNLOCK_PRIVATE, 0, &ts, NULL, 0), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(sys_futex6(&w, FUTEX_UNLOCK_PRIVATE, 0, NULL, buf, 0), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(sys_futex6(&w, FUTEX_UNLOCK, 0, NULL, NULL, 1), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_uint_eq(w, tid);
+	/* Misaligned; FUTEX_CLOCK_REALTIME is not an unlock flag. */
+	ck_assert_int_eq(futex_unlock_op((uint32_t *)((char *)buf + 1), 0), EINVAL);
+	ck_assert_int_eq(sys_futex6(&w, FUTEX_UNLOCK_PRIVATE | FUTEX_CLOCK_REALTIME,
+				    0, NULL, NULL, 0), -1);
+	ck_assert_int_eq(errno, ENOSYS);
+	ck_assert_uint_eq(w, tid);
+
+	/* Bad addresses. */
+	unmapped = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(unmapped, MAP_FAILED);
+	munmap(unmapped, pg);
+	ck_assert_int_eq(futex_unlock_op(unmapped, FUTEX_PRIVATE_FLAG), EFAULT);
+	ck_assert_int_eq(futex_unlock_op(unmapped, 0), EFAULT);
+	ro = mmap(NULL, pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(ro, MAP_FAILED);
+	ck_assert_int_eq(futex_unlock_op(ro, FUTEX_PRIVATE_FLAG), EFAULT);
+	ck_assert_int_eq(futex_unlock_op(ro, 0), EFAULT);
+	munmap(ro, pg);
+	ck_assert_int_eq(futex_unlock_op((uint32_t *)0xffffffff81000000ul, 0), EFAULT);
+}
+END_TEST
+
+/* A lock waiter that reports the word it saw when it got the lock. */
+static uint32_t hw;
+static int hw_op;
+static volatile int hw_release;
+static volatile pid_t hw_tid;
+static volatile uint32_t hw_seen;
+
+static void *handoff_waiter(void *arg)
+{
+	int rc;
+
+	hw_tid = gettid();
+	rc = futex_lock_op(&hw, hw_op, NULL);
+	if (rc)
+		return (void *)(long)rc;
+	hw_seen = load(&hw);
+	while (!hw_release)
+		sleep_ms(1);
+	return (void *)(long)uunlock_k(&hw, FUTEX_PRIVATE_FLAG);
+}
+
+/* Start a waiter on hw (held by us) and wait until it sleeps there. */
+static pthread_t start_handoff_waiter(void)
+{
+	pthread_t t;
+
+	hw_tid = 0;
+	hw_release = 0;
+	hw_seen = 0;
+	ck_assert_int_eq(pthread_create(&t, NULL, handoff_waiter, NULL), 0);
+	while (!hw_tid)
+		sleep_ms(1);
+	ck_assert_msg(wait_until_sleeping(getpid(), hw_tid), "waiter never slept");
+	return t;
+}
+
+START_TEST(test_unlock_wakes_waiter)
+{
+	uint32_t me = gettid();
+	pthread_t t;
+	void *r;
+
+	hw = me;
+	hw_op = OP_PRIVATE(_i);
+	t = start_handoff_waiter();
+	ck_assert_uint_eq(load(&hw), me | FUTEX_WAITERS);
+	/* Nobody starves: the word becomes 0 and the waiter takes it. */
+	ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
+	hw_release = 1;
+	ck_assert_msg(join_within(t, 30, &r) == 0, "waiter hung: lost wake-up");
+	ck_assert_int_eq((long)r, 0);
+	ck_assert_uint_eq(hw_seen, (uint32_t)hw_tid);
+	ck_assert_uint_eq(load(&hw), 0);
+}
+END_TEST
+
+/*
+ * The anti-starvation rule: a waiter woken by FUTEX_UNLOCK that loses its
+ * retry (here to us, taking the lock back in user space at once) starves,
+ * and the next FUTEX_UNLOCK hands it the lock: the word names it when
+ * FUTEX_UNLOCK returns, before it even runs.  If the waiter wins the race
+ * instead, the round is repeated.
+ */
+START_TEST(test_unlock_handoff)
+{
+	uint32_t me = gettid(), zero;
+	int stolen = 0;
+
+	hw_op = OP_PRIVATE(_i);
+	for (int round = 0; round < 50 && !stolen; round++) {
+		pthread_t t;
+		void *r;
+
+		hw = me;
+		t = start_handoff_waiter();
+		ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
+		zero = 0;
+		stolen = __atomic_compare_exchange_n(&hw, &zero, me, 0,
+						     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+		if (stolen) {
+			/* The waiter retries, loses and marks the word. */
+			for (int i = 0; i < 30000 && load(&hw) != (me | FUTEX_WAITERS); i++)
+				sleep_ms(1);
+			ck_assert_uint_eq(load(&hw), me | FUTEX_WAITERS);
+			ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
+			/* Handed over: no other waiter, so no FUTEX_WAITERS. */
+			ck_assert_uint_eq(load(&hw), (uint32_t)hw_tid);
+		}
+		hw_release = 1;
+		ck_assert_msg(join_within(t, 30, &r) == 0, "waiter hung");
+		ck_assert_int_eq((long)r, 0);
+		ck_assert_uint_eq(hw_seen & FUTEX_TID_MASK, (uint32_t)hw_tid);
+		ck_assert_uint_eq(load(&hw), 0);
+	}
+	ck_assert_msg(stolen, "never won the race against the woken waiter");
+}
+END_TEST
+
+/* The same with a second waiter queued: the handed word keeps WAITERS. */
+static void *second_waiter(void *arg)
+{
+	int rc;
+
+	*(volatile pid_t *)arg = gettid();
+	rc = futex_lock_op(&hw, hw_op, NULL);
+	if (!rc)
+		rc = uunlock_k(&hw, FUTEX_PRIVATE_FLAG);
+	return (void *)(long)rc;
+}
+
+START_TEST(test_unlock_handoff_keeps_waiters)
+{
+	uint32_t me = gettid(), zero;
+	int stolen = 0;
+
+	hw_op = OP_PRIVATE(_i);
+	for (int round = 0; round < 50 && !stolen; round++) {
+		pthread_t t, t2;
+		volatile pid_t t2_tid = 0;
+		void *r;
+
+		hw = me;
+		t = start_handoff_waiter();
+		ck_assert_int_eq(pthread_create(&t2, NULL, second_waiter, (void *)&t2_tid), 0);
+		while (!t2_tid)
+			sleep_ms(1);
+		ck_assert_msg(wait_until_sleeping(getpid(), t2_tid), "second waiter never slept");
+		ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
+		zero = 0;
+		stolen = __atomic_compare_exchange_n(&hw, &zero, me, 0,
+						     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+		if (stolen) {
+			for (int i = 0; i < 30000 && load(&hw) != (me | FUTEX_WAITERS); i++)
+				sleep_ms(1);
+			ck_assert_uint_eq(load(&hw), me | FUTEX_WAITERS);
+			ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
+			ck_assert_uint_eq(load(&hw), (uint32_t)hw_tid | FUTEX_WAITERS);
+		}
+		hw_release = 1;
+		ck_assert_msg(join_within(t, 30, &r) == 0, "waiter hung");
+		ck_assert_int_eq((long)r, 0);
+		ck_assert_msg(join_within(t2, 30, &r) == 0, "second waiter hung: lost wake-up");
+		ck_assert_int_eq((long)r, 0);
+		ck_assert_uint_eq(load(&hw), 0);
+	}
+	ck_assert_msg(stolen, "never won the race against the woken waiter");
+}
+END_TEST
+
+/* A plain FUTEX_WAIT waiter on the word is woken, never handed the word. */
+static void *wait_waiter(void *arg)
+{
+	uint32_t v = *(uint32_t *)arg;
+
+	hw_tid = gettid();
+	while (syscall(SYS_futex, &hw, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0)) {
+		if (errno != EINTR)
+			return (void *)(long)errno;
+	}
+	return NULL;
+}
+
+START_TEST(test_unlock_plain_waiter)
+{
+	uint32_t me = gettid(), v = me | FUTEX_WAITERS;
+	pthread_t t;
+	void *r;
+
+	hw = v;
+	hw_tid = 0;
+	ck_assert_int_eq(pthread_create(&t, NULL, wait_waiter, &v), 0);
+	while (!hw_tid)
+		sleep_ms(1);
+	ck_assert(wait_until_sleeping(getpid(), hw_tid));
+	ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
+	ck_assert_uint_eq(load(&hw), 0);
+	ck_assert_msg(join_within(t, 30, &r) == 0, "FUTEX_WAIT waiter not woken");
+	ck_assert_ptr_null(r);
+}
+END_TEST
+
+/* FUTEX_LOCK waiters wait for their own word: requeueing them is refused. */
+START_TEST(test_requeue_lock_waiter)
+{
+	static uint32_t other;
+	uint32_t me = gettid();
+	pthread_t t;
+	void *r;
+
+	hw = me;
+	hw_op = OP_PRIVATE(_i);
+	t = start_handoff_waiter();
+	ck_assert_int_eq(sys_futex6(&hw, FUTEX_CMP_REQUEUE_PRIVATE, 0, (void *)1L,
+				    &other, load(&hw)), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	/* Still waiting on hw: the unlock reaches it. */
+	ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
+	hw_release = 1;
+	ck_assert_msg(join_within(t, 30, &r) == 0, "waiter lost by the requeue");
+	ck_assert_int_eq((long)r, 0);
+	/* Waking through FUTEX_CMP_REQUEUE's nr_wake is fine. */
+	hw = me;
+	t = start_handoff_waiter();
+	ck_assert_int_eq(sys_futex6(&hw, FUTEX_CMP_REQUEUE_PRIVATE, 1, (void *)1L,
+				    &other, load(&hw)), 1);
+	/* Woken and dequeued: it retries, sets WAITERS again and sleeps. */
+	for (int i = 0; i < 30000 && !(load(&hw) & FUTEX_WAITERS); i++)
+		sleep_ms(1);
+	ck_assert_int_eq(uunlock_k(&hw, FUTEX_PRIVATE_FLAG), 0);
+	hw_release = 1;
+	ck_assert_msg(join_within(t, 30, &r) == 0, "waiter hung after a requeue wake");
+	ck_assert_int_eq((long)r, 0);
+}
+END_TEST
+
+/* A PI waiter on the word: FUTEX_UNLOCK refuses, as FUTEX_WAKE does. */
+static void *pi_waiter(void *arg)
+{
+	hw_tid = gettid();
+	if (syscall(SYS_futex, &hw, FUTEX_LOCK_PI_PRIVATE, 0, NULL, NULL, 0))
+		return (void *)(long)errno;
+	return (void *)(long)(syscall(SYS_futex, &hw, FUTEX_UNLOCK_PI_PRIVATE,
+				      0, NULL, NULL, 0) ? errno : 0);
+}
+
+START_TEST(test_unlock_pi_waiter)
+{
+	uint32_t me = gettid();
+	pthread_t t;
+	void *r;
+
+	hw = me;
+	hw_tid = 0;
+	ck_assert_int_eq(pthread_create(&t, NULL, pi_waiter, NULL), 0);
+	while (!hw_tid)
+		sleep_ms(1);
+	ck_assert(wait_until_sleeping(getpid(), hw_tid));
+	ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), EINVAL);
+	ck_assert_uint_eq(load(&hw), me | FUTEX_WAITERS);
+	ck_assert_int_eq(syscall(SYS_futex, &hw, FUTEX_UNLOCK_PI_PRIVATE, 0, NULL, NULL, 0), 0);
+	ck_assert_msg(join_within(t, 30, &r) == 0, "PI waiter hung");
+	ck_assert_int_eq((long)r, 0);
 }
 END_TEST
 
@@ -451,6 +803,14 @@ static Suite *futex_lock_suite(void)
 		tcase_add_loop_test(tc, fn, 0, 2);		\
 		suite_add_tcase(s, tc);				\
 	} while (0)
+	/* 0, 1: the two ops, unlocking in user space; 2, 3: with FUTEX_UNLOCK */
+#define LOOP_CASE4(name, fn)					\
+	do {							\
+		tc = tcase_create(name);			\
+		tcase_set_timeout(tc, 180);			\
+		tcase_add_loop_test(tc, fn, 0, 4);		\
+		suite_add_tcase(s, tc);				\
+	} while (0)
 
 	LOOP_CASE("uncontended", test_uncontended);
 	LOOP_CASE("edeadlk", test_edeadlk);
@@ -459,13 +819,25 @@ static Suite *futex_lock_suite(void)
 	LOOP_CASE("timeout_monotonic", test_timeout_monotonic);
 	LOOP_CASE("timeout_realtime", test_timeout_realtime);
 	LOOP_CASE("timeout_free_lock", test_timeout_free_lock_acquires);
-	LOOP_CASE("contended_waiters_bit", test_contended_waiters_bit);
-	LOOP_CASE("timed_out_waiter", test_timed_out_waiter_keeps_waiters);
-	LOOP_CASE("no_lost_wakeups", test_no_lost_wakeups);
+	LOOP_CASE4("contended_waiters_bit", test_contended_waiters_bit);
+	LOOP_CASE4("timed_out_waiter", test_timed_out_waiter_keeps_waiters);
+	LOOP_CASE4("no_lost_wakeups", test_no_lost_wakeups);
 	LOOP_CASE("signal_restarts", test_signal_restarts);
 	LOOP_CASE("owner_died", test_owner_died_takeover);
 	LOOP_CASE("owner_died_robust_exit", test_owner_died_robust_exit);
 	LOOP_CASE("shared_cross_process", test_shared_cross_process);
+
+	tc = tcase_create("unlock_basic");
+	tcase_add_test(tc, test_unlock_basic);
+	suite_add_tcase(s, tc);
+	LOOP_CASE("unlock_wakes_waiter", test_unlock_wakes_waiter);
+	LOOP_CASE("unlock_handoff", test_unlock_handoff);
+	LOOP_CASE("unlock_handoff_keeps_waiters", test_unlock_handoff_keeps_waiters);
+	LOOP_CASE("requeue_lock_waiter", test_requeue_lock_waiter);
+	tc = tcase_create("unlock_plain_waiter");
+	tcase_add_test(tc, test_unlock_plain_waiter);
+	tcase_add_test(tc, test_unlock_pi_waiter);
+	suite_add_tcase(s, tc);
 	return s;
 }
 

@@ -14,7 +14,7 @@ out=${1:-build/model}
 SPIN=${SPIN:-spin}
 PANCC=${PANCC:-gcc}
 MAXDEPTH=100000		# pan -m; the deepest run reaches a few hundred
-PANTIMEOUT=120		# seconds per pan run; the whole set takes ~45 s
+PANTIMEOUT=300		# seconds per pan run; the whole set takes ~1-2 min
 
 for tool in "$SPIN" "$PANCC"; do
 	command -v "$tool" >/dev/null 2>&1 ||
@@ -70,41 +70,46 @@ check() {
 	fi
 }
 
-# Every slow-path entry picks A (FUTEX_LOCK), B (FUTEX_WAIT fallback) or
-# C (FUTEX_LOCK_ADAPTIVE); runs using only A and B are among these, so the
-# former A+B-only configurations are subsumed.
+# Every slow-path entry picks A (FUTEX_LOCK), B (FUTEX_WAIT fallback, or a
+# condvar waiter requeued onto the word) or C (FUTEX_LOCK_ADAPTIVE), and
+# every contended unlock user space's xchg + FUTEX_WAKE or FUTEX_UNLOCK,
+# unless a configuration restricts them; runs using fewer paths are among
+# these, so "mixed" subsumes the narrower ones except where noted.
 ALL="-DSLOW_KERNEL -DSLOW_WAIT -DSLOW_ADAPTIVE"
+FAIR="-DSLOW_KERNEL -DSLOW_ADAPTIVE -DUNLOCK_KERNEL -DEXPIRED -DFAIR"
 
 # Positive configurations: mutual exclusion, invariants, no invalid end state.
 check kernel           ok "-DSLOW_KERNEL"
-check wait             ok "-DSLOW_WAIT"
+check wait             ok "-DSLOW_WAIT -DUNLOCK_LEGACY"
 check adaptive         ok "-DSLOW_ADAPTIVE"
 check mixed            ok "$ALL"
-check timeouts         ok "$ALL -DTIMEOUTS"
-check timeouts-k3      ok "$ALL -DTIMEOUTS -DK=3"
-# Liveness: no cycle without progress (no livelock / endless retry loop).
-# Runs without timeouts are among these.
-check progress         ok "$ALL -DTIMEOUTS" "-DNP" "-l"
-# Path C's post-wake respin comes after the retry under hb, which already
-# re-set WAITERS for those still queued: the forced WAITERS on its take is
-# a spare (belt and braces), not what prevents the lost wake-up ...
-check respin-unforced  ok "$ALL -DTIMEOUTS -DRESPIN_NO_W"
-# ... and it alone also saves the 2010 order (spin before the retry).
-check respin-first-forced ok "-DSLOW_ADAPTIVE -DTIMEOUTS -DRESPIN_FIRST"
+check timeouts         ok "$ALL -DTIMEOUTS -DEXPIRED"
+# Liveness: no cycle without progress (no livelock / endless retry loop),
+# for the kernel paths and, separately (the state space of all of them
+# together takes minutes), the FUTEX_WAIT fallback.
+check progress         ok "-DSLOW_KERNEL -DSLOW_ADAPTIVE -DTIMEOUTS" "-DNP -DCOLLAPSE" "-l"
+check progress-wait    ok "-DSLOW_WAIT -DUNLOCK_LEGACY -DTIMEOUTS" "-DNP" "-l"
+# Anti-starvation: with FUTEX_UNLOCK, a FUTEX_LOCK waiter fails at most one
+# retry after a wake-up (then it is handed the lock), whatever spinners and
+# user-space fast paths do.
+check fair             ok "$FAIR"
+check fair-k3          ok "$FAIR -DK=3"
 
 # Negative controls: the 2010 seed's rule (acquire with TID only while
 # others remain queued) must lose a wake-up.  Without the invariant monitor
 # the stuck sleeper must show up as an invalid end state; with timeouts
 # (which let a stuck sleeper escape) the invariant must catch it.
 check seed-kernel      "invalid end state"  "-DSLOW_KERNEL -DSEED_RULE -DNO_INV"
-check seed-wait        "invalid end state"  "-DSLOW_WAIT -DSEED_RULE -DNO_INV"
+check seed-wait        "invalid end state"  "-DSLOW_WAIT -DUNLOCK_LEGACY -DSEED_RULE -DNO_INV"
 check seed-timeouts    "assertion violated" "$ALL -DTIMEOUTS -DSEED_RULE"
-# A waiter woken and then timed out must retry, not return ETIMEDOUT.
+# A waiter woken (by FUTEX_WAKE or FUTEX_UNLOCK) that then sees its timeout
+# must retry, not return ETIMEDOUT.
 check bad-timeout      "assertion violated" "$ALL -DTIMEOUTS -DBAD_TIMEOUT"
-# Path C without either safeguard: a woken waiter spins before its retry
-# under hb and takes 0 -> tid without WAITERS (the 2010 spinner).
-check respin-first     "invalid end state"  "-DSLOW_ADAPTIVE -DRESPIN_FIRST -DRESPIN_NO_W -DNO_INV"
-check respin-first-timeouts "assertion violated" "$ALL -DTIMEOUTS -DRESPIN_FIRST -DRESPIN_NO_W"
+# Without the handoff a sleeper can lose again and again.
+check no-handoff       "assertion violated" "$FAIR -DNO_HANDOFF"
+# A handed word without WAITERS while others are queued loses a wake-up.
+check handoff-no-waiters "invalid end state" "-DSLOW_KERNEL -DUNLOCK_KERNEL -DHANDOFF_NO_W -DNO_INV"
+check handoff-no-waiters-timeouts "assertion violated" "$ALL -DTIMEOUTS -DHANDOFF_NO_W"
 
 end=$(date +%s)
 echo "model: $pass passed, $fail failed ($((end - start)) s)"
