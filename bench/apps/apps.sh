@@ -202,7 +202,7 @@ wl_rocksdb() {
 	local d="$1" t="$2" w="$3" db total per c
 	db=$tmp/rocksdb
 	rm -rf "$db"
-	total=$(sc 40000 1000)
+	total=$(sc 60000 1000)
 	per=$((total / t))
 	c="--db=$db --num=$((total / 4)) --threads=$t --seed=20101 --value_size=100
 	   --compression_type=none --write_buffer_size=262144 --target_file_size_base=262144
@@ -226,7 +226,7 @@ wl_kyoto_cache() {
 }
 wl_kyoto_poly() {
 	local d="$1" t="$2" w="$3" n
-	n=$(($(sc 100000 1000) / t))
+	n=$(($(sc 200000 1000) / t))
 	rm -f "$tmp/kc.kct"
 	run "$d" kc $w kcpolytest order -th "$t" "$tmp/kc.kct" "$n"
 	rm -f "$tmp/kc.kct"
@@ -254,7 +254,7 @@ wl_sysbench_threads() {
 pbzip2_input=
 wl_pbzip2() {
 	local d="$1" t="$2" w="$3" size
-	size=$(($(sc 4096 64) * 1024))
+	size=$(($(sc 6144 64) * 1024))
 	if [ "$pbzip2_input" != "$size" ]; then
 		"$util" gen "$size" 11 > "$tmp/pbzip2.in" || die "apps-util gen failed"
 		pbzip2_input=$size
@@ -329,7 +329,7 @@ while [ $r -le "$reps" ]; do
 				wait "$hogpid"
 				hogpid=
 			fi
-			echo "[$r/$reps] $a $id $c: $(($(date +%s) - t0)) s"
+			echo "[$r/$reps] $a $id $c: $(($(date +%s) - t0)) s (at $(($(date +%s) - start)) s)"
 		done
 	done
 	r=$((r + 1))

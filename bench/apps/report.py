@@ -358,6 +358,9 @@ def main():
                "configuration **wins** (▲) or **loses** (▼) only when its interval and glibc's do not "
                "overlap, otherwise it ties (·). docs/apps.md says what each workload measures and what "
                "TCG distorts.\n" % (stats.RESAMPLES, stats.SEED))
+    if args.allow_no_preload:
+        out.append("**Testing only: the uspin configurations were not required to preload libuspin "
+                   "(--allow-no-preload); they may have run on glibc.**\n")
     out.append("## Correctness checks\n")
     if failures:
         out.append("**FAILED: %d check(s) failed; the run fails.**\n" % len(failures))
