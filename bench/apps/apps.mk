@@ -45,3 +45,16 @@ bench-apps-guest: $(APPS_GUEST_DEPS)
 
 bench-apps-check: $(APPS_UTIL)
 	BUILD=$(BUILD) bench/apps/check.sh
+
+# What each application exercises: its mutex / condvar / rwlock / yield
+# calls per operation, counted once under glibc with an LD_PRELOAD
+# counter (never during measured runs).
+APPS_LOCKCOUNT := $(BUILD)/apps-lockcount.so
+$(APPS_LOCKCOUNT): bench/apps/lockcount.c
+	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $< -ldl
+
+.PHONY: bench-apps-lockcount
+bench-apps-lockcount: $(APPS_UTIL) $(APPS_LOCKCOUNT)
+	BUILD=$(BUILD) APPS_LOCKCOUNT_SO=$(abspath $(APPS_LOCKCOUNT)) APPS_CONFIGS=glibc \
+	  APPS_REPS=1 APPS_ALLOW_FEW=1 APPS_HOGS=0 bench/apps/run --host-only \
+	  $(if $(QUICK),--quick) --out $(or $(BENCH_OUT),results/$(shell date +%Y%m%d-%H%M%S)-lockcount)

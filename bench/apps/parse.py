@@ -122,6 +122,13 @@ def rusage(d, name):
     kv = read_kv(os.path.join(d, name + ".ru"))
     ru = {k: (fnum(v) if k != "argv" else v) for k, v in kv.items()}
     ru["cpu_s"] = (ru.get("user_s") or 0) + (ru.get("sys_s") or 0)
+    locks = os.path.join(d, name + ".locks")  # make bench-apps-lockcount
+    if os.path.exists(locks):
+        ru["locks"] = {}
+        for line in read(locks).splitlines():  # one line per process
+            for kv in line.split():
+                k, _, v = kv.partition("=")
+                ru["locks"][k] = ru["locks"].get(k, 0) + int(v or 0)
     return ru
 
 
@@ -185,6 +192,8 @@ def base_row(ru, ops, ops_per_s, hogs, window=None, extra_cpu=0.0):
         "maxrss_kb": ru.get("maxrss_kb"),
         "cpus_allowed": ru.get("cpus_allowed"),
     }
+    for k, v in ru.get("locks", {}).items():
+        row["lc_%s_per_op" % k] = v / ops if ops else None
     # The guard: busy CPUs system-wide (ticks of /proc/stat) minus ours.
     hog_cpus = 0.0
     if hogs:

@@ -137,13 +137,14 @@ def parse_side(path, name, run, allow_no_preload):
     if not rows:
         failures.append((name, "-", "-", "-", "runs", "no runs found under %s" % raw))
 
+    cols = COLUMNS + sorted({k for r in rows for k in r if k.startswith("lc_")})
     with open(os.path.join(path, "repeats.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(ID + COLUMNS)
+        w.writerow(ID + cols)
         for r in rows:
             w.writerow([r.get(k, "") for k in ID] +
                        ["%.6g" % r[k] if isinstance(r.get(k), float) else r.get(k, "")
-                        for k in COLUMNS])
+                        for k in cols])
 
     seen = {}
     for r in rows:
@@ -246,6 +247,33 @@ def fmt_val(c, scale=1):
                             fmt_num(c.value.hi * scale))
 
 
+LOCKCOUNT = (("mutex_lock", "mutex lock"), ("mutex_trylock", "trylock"), ("cond_wait", "cond wait"),
+             ("cond_timedwait", "cond timedwait"), ("cond_signal", "signal"),
+             ("cond_broadcast", "broadcast"), ("rwlock_rdlock", "rwlock rd"),
+             ("rwlock_wrlock", "rwlock wr"), ("spin_lock", "spin lock"), ("sched_yield", "sched_yield"))
+
+
+def lockcount_section(side, out):
+    """make bench-apps-lockcount: lock calls per operation (medians over runs)."""
+    if not any(k.startswith("lc_") for r in side.rows for k in r if r.get(k)):
+        return
+    rows = []
+    for wl in side.workloads():
+        for point in side.point_ids(wl):
+            for lock in order_locks(side.locks()):
+                cells = []
+                for k, _ in LOCKCOUNT:
+                    v = side.values(wl, point, lock, "lc_%s_per_op" % k)
+                    m = stats.median(list(v.values())) if v else None
+                    cells.append("-" if m is None else "0" if m == 0 else "<0.001" if m < 0.001 else fmt_num(m))
+                if any(c != "-" for c in cells):
+                    rows.append([wl, point_label(point), lock] + cells)
+    out.append("Lock calls per operation (an LD_PRELOAD counter, `make bench-apps-lockcount`; the "
+               "drop-in replaces the mutex and condvar calls, rwlocks, spin locks and sched_yield stay "
+               "glibc's):\n")
+    out.append(md_table(["workload", "point", "configuration"] + [l for _, l in LOCKCOUNT], rows))
+
+
 def side_section(side, label, comps, failures, out):
     m = side.meta
     out.append("## %s\n" % label)
@@ -276,6 +304,7 @@ def side_section(side, label, comps, failures, out):
         out.append("Against glibc, over every workload and point (win / tie / loss; a win only when the "
                    "intervals do not overlap):\n")
         out.append(md_table(["configuration", "throughput", "CPU/op", "p99"], tal))
+    lockcount_section(side, out)
     for wl in side.workloads():
         w = side.workload_meta(wl)
         out.append("### %s: %s\n" % (label.split(" ")[0], wl))

@@ -12,7 +12,9 @@
  *	busy/steal ticks of /proc/stat over the same interval (the guard).
  *	SIGTERM and SIGINT are forwarded to the group (a server is stopped
  *	this way); after SECONDS (default 300) the group gets SIGTERM, then
- *	SIGKILL 5 s later.  Exits with CMD's status (128 + signal).
+ *	SIGKILL 5 s later.  Exits with CMD's status (128 + signal).  With
+ *	APPS_LOCKCOUNT_SO set, CMD runs with that library preloaded and its
+ *	lock-call counts land next to RUSAGE (X.ru -> X.locks).
  *   apps-util hogs N [-o FILE]
  *	Starts N background CPU hogs (bench/hogs.c: processes, nice 0, one
  *	pinned per allowed CPU, round robin), waits for SIGTERM or SIGINT,
@@ -104,6 +106,42 @@ static void on_alarm(int sig)
 	timed_out = 1;
 }
 
+/*
+ * make bench-apps-lockcount: APPS_LOCKCOUNT_SO is preloaded into the
+ * program, which writes its counts to APPS_LOCKCOUNT_DIR/<pid> at exit.
+ */
+static void lockcount_env(void)
+{
+	const char *so = getenv("APPS_LOCKCOUNT_SO"), *old = getenv("LD_PRELOAD");
+	char buf[8192];
+
+	if (!so)
+		return;
+	snprintf(buf, sizeof(buf), "%s%s%s", so, old ? " " : "", old ? old : "");
+	setenv("LD_PRELOAD", buf, 1);
+	if (!getenv("APPS_LOCKCOUNT_DIR"))
+		setenv("APPS_LOCKCOUNT_DIR", "/tmp", 1);
+}
+
+/* The counts of process @pid, next to the rusage file: X.ru -> X.locks. */
+static void lockcount_collect(pid_t pid, const char *ru_path)
+{
+	const char *dir = getenv("APPS_LOCKCOUNT_DIR");
+	char from[4096], to[4096];
+	size_t n;
+
+	if (!getenv("APPS_LOCKCOUNT_SO") || !ru_path)
+		return;
+	snprintf(from, sizeof(from), "%s/%d", dir ? dir : "/tmp", (int)pid);
+	snprintf(to, sizeof(to), "%s", ru_path);
+	n = strlen(to);
+	if (n > 3 && !strcmp(to + n - 3, ".ru"))
+		to[n - 3] = 0;
+	strncat(to, ".locks", sizeof(to) - strlen(to) - 1);
+	if (rename(from, to) != 0 && errno != ENOENT)
+		perror("apps-util run: lock counts");
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	const char *ru_path = NULL, *out_path = NULL, *pid_path = NULL;
@@ -158,6 +196,7 @@ static int cmd_run(int argc, char **argv)
 			dup2(fd, 2);
 			close(fd);
 		}
+		lockcount_env();
 		execvp(argv[optind], argv + optind);
 		fprintf(stderr, "apps-util run: %s: %s\n", argv[optind], strerror(errno));
 		_exit(127);
@@ -193,6 +232,7 @@ static int cmd_run(int argc, char **argv)
 	/* What the group left behind (a daemon's children) goes too. */
 	kill(-pid, SIGKILL);
 
+	lockcount_collect(pid, ru_path);
 	code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	if (ru_path) {
 		f = fopen(ru_path, "w");
