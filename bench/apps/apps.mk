@@ -24,12 +24,11 @@ APPS_UTIL_OBJS := $(addprefix $(BUILD)/obj/bench/,hogs.o work.o clock.o)
 $(APPS_UTIL): bench/apps/util.c bench/hogs.h $(APPS_UTIL_OBJS)
 	$(CC) $(CPPFLAGS) -Ibench $(CFLAGS) -o $@ bench/apps/util.c $(APPS_UTIL_OBJS) -lm
 
-# The pthread drop-in and its wrapper, when this tree builds them.
-APPS_DROPIN := $(wildcard libuspin/pthread*.c libuspin/dropin*.c)
-APPS_DEPS := $(APPS_UTIL) $(USPIN_INFO) $(if $(BPF_MISSING),,$(USPIN_STATED)) \
-             $(if $(APPS_DROPIN),$(BUILD)/uspin-run $(BUILD)/libuspin-pthread.so)
-APPS_GUEST_DEPS := $(APPS_UTIL) $(BUILD)/guest/uspin-info \
-             $(if $(APPS_DROPIN),$(BUILD)/uspin-run $(BUILD)/libuspin-pthread.so)
+# The pthread drop-in and its wrapper (pthread/build.mk: USPIN_RUN,
+# DROPIN_SO), when this tree builds them.
+APPS_DROPIN := $(if $(USPIN_RUN),$(USPIN_RUN) $(DROPIN_SO))
+APPS_DEPS := $(APPS_UTIL) $(USPIN_INFO) $(if $(BPF_MISSING),,$(USPIN_STATED)) $(APPS_DROPIN)
+APPS_GUEST_DEPS := $(APPS_UTIL) $(BUILD)/guest/uspin-info $(APPS_DROPIN)
 APPS_RUN = BUILD=$(BUILD) $(if $(BENCH_STATED),BENCH_STATED=$(BENCH_STATED)) \
 	bench/apps/run $(if $(QUICK),--quick) $(if $(BENCH_OUT),--out $(BENCH_OUT))
 

@@ -69,11 +69,16 @@ def point_label(point):
     return "%s threads%s" % (t[1:], ", %s hogs" % h if h != "0" else "")
 
 
-def provider_of(info_text):
+def info_field(info_text, field):
+    """A line of uspin-info's output ("running-state:", "auto policy:")."""
     for line in info_text.splitlines():
-        if line.startswith("running-state:"):
+        if line.startswith(field + ":"):
             return line.split(":", 1)[1].strip()
     return "?"
+
+
+def provider_of(info_text):
+    return info_field(info_text, "running-state")
 
 
 def parse_side(path, name, run, allow_no_preload):
@@ -96,6 +101,7 @@ def parse_side(path, name, run, allow_no_preload):
         conf_meta.append({"name": c, "wrapper": kv.get("wrapper", ""),
                           "preload": kv.get("preload", "?"), "preload_path": kv.get("preload_path", ""),
                           "running_state_provider": provider_of(info) if info else "?",
+                          "policy": info_field(info, "auto policy") if info else "?",
                           "uspin_info": info.strip().splitlines()})
         if c != BASELINE and not preload[c] and not allow_no_preload:
             failures.append((name, "-", c, "-", "the wrapper preloads libuspin", kv.get("wrapper", "?")))
@@ -280,14 +286,27 @@ def side_section(side, label, comps, failures, out):
     out.append("_%s_\n" % summary.caption(side))
     out.append("Kernel %s, %s CPUs, clocksource %s; FUTEX_LOCK_ADAPTIVE %s. Each configuration's "
                "wrapper, whether libuspin was mapped into a dynamic program started through it, and "
-               "the running-state provider libuspin reports under it (uspin-info):\n" % (
+               "the policy and running-state provider libuspin reports under it (uspin-info):\n" % (
                    m.get("kernel"), m.get("cpus_allowed"), m.get("clocksource"),
                    "present" if m.get("futex_lock_adaptive") == "1" else "absent"))
-    out.append(md_table(["configuration", "wrapper", "libuspin preloaded", "running-state provider"],
+    out.append(md_table(["configuration", "wrapper", "libuspin preloaded", "policy",
+                         "running-state provider"],
                         [[l["name"], "`%s`" % l["wrapper"] if l["wrapper"] else "(none)",
                           l["preload"] + (" (%s)" % l["preload_path"] if l["preload_path"] else ""),
+                          l.get("policy", "?") if l["name"] != BASELINE else "-",
                           l["running_state_provider"] if l["name"] != BASELINE else "-"]
                          for l in m.get("locks", [])]))
+    for l in m.get("locks", []):
+        if not l["name"].startswith("uspin-"):
+            continue
+        want = l["name"][len("uspin-"):]
+        if l.get("policy", "?") != "?" and not l["policy"].startswith(want):
+            out.append("**Warning: %s: libuspin reports policy '%s' under its wrapper.**\n" % (
+                l["name"], l["policy"]))
+        if want == "user-adaptive" and l["running_state_provider"].startswith("none"):
+            out.append("**Warning: uspin-user-adaptive ran without a running-state provider (a bounded "
+                       "spin, not the proposal): on the host, run as root so that uspin-stated is "
+                       "started.**\n")
     out.append("Versions: %s.\n" % ", ".join("%s %s" % kv for kv in sorted(m.get("versions", {}).items())))
     dist = side.disturbed()
     out.append("Guard: %d of %d runs disturbed (foreign load > %.2f CPUs or steal > %g %%; marked †, not "
