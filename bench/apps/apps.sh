@@ -28,7 +28,7 @@
 #   APPS_TMP      scratch directory on tmpfs (default /dev/shm or $TMPDIR)
 #   APPS_TIMEOUT  seconds one program may run (120)
 #   APPS_PORT     first TCP port for memcached (22122)
-#   APPS_INJECT   testing only: WORKLOAD=FAULT breaks a run on purpose
+#   APPS_INJECT   testing only: pbzip2=flip corrupts the compressed file
 #                 (bench/apps/check.sh; report.py must then fail)
 set -u
 
@@ -170,7 +170,6 @@ wl_memcached() {
 		grep -o '/[^ ]*libuspin[^ ]*' "/proc/$spid/maps" 2>/dev/null | sort -u > "$d/server.maps"
 		run "$d" client memcaslap -s "127.0.0.1:$p" -T "$ncpus" -c 32 -w 1k -v 0.1 \
 			-t "${secs}s" -S "${secs}s"
-		! inject memcached verify || sed -i 's/^verify_failed: 0/verify_failed: 3/' "$d/client.out"
 	fi
 	kill -TERM "$sp" 2>/dev/null
 	wait "$sp"
@@ -188,7 +187,6 @@ wl_memcached_capable() {
 	sp=$!
 	if "$util" wait-port "$p" 20 2>"$d/capable.out"; then
 		run "$d" capable memccapable -h 127.0.0.1 -p "$p" -t 10
-		! inject memcached capable || echo "ascii get                               [FAIL]" >> "$d/capable.out"
 	fi
 	kill -TERM "$sp" 2>/dev/null
 	wait "$sp"
@@ -209,7 +207,6 @@ wl_rocksdb() {
 	   --max_bytes_for_level_base=1048576 --progress_reports=false --histogram=1"
 	run "$d" fill $w db_bench --benchmarks=fillrandom --use_existing_db=0 --writes=$per $c || return
 	run "$d" read $w db_bench --benchmarks=readrandom --use_existing_db=1 --reads=$per $c
-	! inject rocksdb found || sed -i 's/( *\([0-9]*\) of/(1\1 of/' "$d/read.out"
 	run "$d" rww $w db_bench --benchmarks=readwhilewriting --use_existing_db=1 --reads=$per $c
 	run "$d" verify $w db_bench --benchmarks=verifychecksum --use_existing_db=1 $c
 	rm -rf "$db"
@@ -222,7 +219,6 @@ wl_kyoto_cache() {
 	local d="$1" t="$2" w="$3" n
 	n=$(($(sc 200000 1000) / t))
 	run "$d" kc $w kccachetest order -th "$t" "$n"
-	! inject kyoto-cache ok || sed -i 's/^ok$/error/' "$d/kc.out"
 }
 wl_kyoto_poly() {
 	local d="$1" t="$2" w="$3" n
