@@ -21,7 +21,8 @@
 #   APPS_REPS     rounds (5); every round runs every point under every
 #                 configuration, in an order rotated by the round number
 #   APPS_QUICK    1: one thread count per application
-#   APPS_SCALE    work per run in percent (100; the TCG guest uses less)
+#   APPS_SCALE    work per run in percent (100; the TCG guest uses less);
+#                 APPS_SCALE_<workload, - as _> for one application
 #   APPS_HOGS     background CPU hog counts per point (default "0 NCPUS")
 #   APPS_THREADS_<workload, - as _>  override a thread list
 #   APPS_UTIL, APPS_INFO  apps-util and uspin-info (default: on PATH)
@@ -39,6 +40,7 @@ usage() {
 }
 [ -n "${APPS_OUT:-}" ] || usage
 
+t_script=$(date +%s)
 util=${APPS_UTIL:-apps-util}
 info=${APPS_INFO:-uspin-info}
 reps=${APPS_REPS:-5}
@@ -67,6 +69,13 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 die() { echo "apps.sh: $*" >&2; exit 1; }
+# The work of this run: N at APPS_SCALE (or APPS_SCALE_<app>), at least MIN.
+scale_of() {
+	local var v
+	var=APPS_SCALE_$(echo "$1" | tr - _)
+	eval "v=\${$var:-}"
+	echo "${v:-$scale}"
+}
 for p in "$util"; do
 	command -v "$p" >/dev/null 2>&1 || die "no $p"
 done
@@ -91,6 +100,7 @@ configs=${APPS_CONFIGS:-glibc uspin-block uspin-spin uspin-user-adaptive}
 	echo "reps=$reps"
 	echo "quick=$quick"
 	echo "scale=$scale"
+	for a in $list; do echo "scale_$a=$(scale_of "$a")"; done
 	echo "hogs=$hogs_list"
 	echo "configs=$configs"
 	echo "list=$list"
@@ -143,7 +153,8 @@ threads_of() {
 	*) [ "$quick" = 1 ] && echo 8 || echo "8 32" ;;
 	esac
 }
-sc() { local v=$(($1 * scale / 100)); [ "$v" -ge "${2:-1}" ] || v=${2:-1}; echo "$v"; }
+sc() { local v=$(($1 * cur_scale / 100)); [ "$v" -ge "${2:-1}" ] || v=${2:-1}; echo "$v"; }
+cur_scale=$scale
 inject() { case " ${APPS_INJECT:-} " in *" $1=$2 "*) return 0 ;; esac; return 1; }
 # run DIR NAME WRAPPER... -- CMD...: one program, its output and rusage.
 run() {
@@ -152,8 +163,9 @@ run() {
 	"$util" run -t "$tmo" -o "$d/$n.ru" -O "$d/$n.out" "$@"
 }
 
-# memcached -t T under the configuration, memcaslap (glibc, 2 threads of
-# load) over loopback for a fixed time; the server's rusage is the metric.
+# memcached -t T under the configuration, memcaslap (glibc, a thread per
+# CPU, 16 connections) over loopback for a fixed time; the server's rusage
+# is the metric.
 wl_memcached() {
 	local d="$1" t="$2" w="$3" secs p u sp spid
 	secs=$(sc 1 1)
@@ -168,7 +180,7 @@ wl_memcached() {
 	if "$util" wait-port "$p" 20 2>"$d/client.out"; then
 		spid=$(cat "$d/server.pid" 2>/dev/null)
 		grep -o '/[^ ]*libuspin[^ ]*' "/proc/$spid/maps" 2>/dev/null | sort -u > "$d/server.maps"
-		run "$d" client memcaslap -s "127.0.0.1:$p" -T "$ncpus" -c 32 -w 1k -v 0.1 \
+		run "$d" client memcaslap -s "127.0.0.1:$p" -T "$ncpus" -c 16 -w 1k -v 0.1 \
 			-t "${secs}s" -S "${secs}s"
 	fi
 	kill -TERM "$sp" 2>/dev/null
@@ -282,7 +294,8 @@ for a in $list; do
 done
 nconf=$(echo $configs | wc -w)
 npoints=$(echo $points | wc -w)
-echo "apps.sh: $npoints points x $nconf configurations x $reps rounds (scale $scale %): $configs"
+echo "apps.sh: $npoints points x $nconf configurations x $reps rounds (scale $scale %): $configs" \
+	"(set up in $(($(date +%s) - t_script)) s)"
 
 start=$(date +%s)
 for c in $configs; do
@@ -319,6 +332,7 @@ while [ $r -le "$reps" ]; do
 				hogpid=$!
 			fi
 			t0=$(date +%s)
+			cur_scale=$(scale_of "$a")
 			"wl_$(echo "$a" | tr - _)" "$d" "$t" "$(wrapper "$c")"
 			if [ -n "$hogpid" ]; then
 				kill -TERM "$hogpid"

@@ -21,7 +21,7 @@ import re
 WORKLOADS = {
     "memcached": dict(
         app="memcached",
-        summary="memcached -t N under the configuration; memcaslap (2 threads, 32 connections, "
+        summary="memcached -t N under the configuration; memcaslap (a thread per CPU, 16 connections, "
                 "90 % get / 10 % set, 10 % of gets verified) over loopback for a fixed time",
         op="request (get or set)",
         throughput="memcaslap's TPS",

@@ -241,9 +241,11 @@ def plots(top, sides, comps):
                 continue
             ordered = [(l, series[l]) for l in colours.order(list(series))]
             base = os.path.join(plotdir, "%s-%s" % (wl, "throughput" if metric == "ops_per_s" else "cpu"))
+            # One caption line per side, host on top (gnuplot.py draws the
+            # caption at the bottom and footnote lines above it).
             gnuplot.ratio_bars(base, "%s: %s relative to glibc (%s)" % (wl, label, better),
-                               captions[0], "%s / glibc's (per-round ratio, 95 %% interval)" % label,
-                               BASELINE, cats, ordered, footnote=captions[1:])
+                               captions[-1], "%s / glibc's (per-round ratio, 95 %% interval)" % label,
+                               BASELINE, cats, ordered, footnote=captions[:-1])
             made.setdefault(wl, []).append((label, os.path.relpath(base, top)))
     return made
 
@@ -296,6 +298,11 @@ def side_section(side, label, comps, failures, out):
                           l.get("policy", "?") if l["name"] != BASELINE else "-",
                           l["running_state_provider"] if l["name"] != BASELINE else "-"]
                          for l in m.get("locks", [])]))
+    if "jiffies" in str(m.get("clocksource", "")):
+        out.append("**Warning: the clocksource is %s: under load this guest loses timer ticks (a 30 s "
+                   "sleep with two hogs took 39-55 s of host time), so its rates are inflated, more "
+                   "with hogs; boot it with tsc=reliable (bench/apps/run does when kernel/vm-run has "
+                   "--append).**\n" % m.get("clocksource"))
     for l in m.get("locks", []):
         if not l["name"].startswith("uspin-"):
             continue
