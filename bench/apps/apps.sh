@@ -76,8 +76,20 @@ scale_of() {
 	eval "v=\${$var:-}"
 	echo "${v:-$scale}"
 }
-for p in "$util"; do
-	command -v "$p" >/dev/null 2>&1 || die "no $p"
+command -v "$util" >/dev/null 2>&1 || die "no $util"
+for a in $list; do
+	case $a in
+	memcached) progs="memcached memcaslap memccapable" ;;
+	rocksdb) progs=db_bench ;;
+	kyoto-cache) progs=kccachetest ;;
+	kyoto-poly) progs=kcpolytest ;;
+	sysbench-*) progs=sysbench ;;
+	pbzip2) progs="pbzip2 cmp md5sum" ;;
+	*) die "unknown workload $a" ;;
+	esac
+	for p in $progs; do
+		command -v "$p" >/dev/null 2>&1 || die "$a needs $p (make deps)"
+	done
 done
 
 # --- what ran where, for meta.json ------------------------------------------
@@ -89,6 +101,12 @@ if [ $has_info = 1 ] && "$info" 2>/dev/null | grep -q '^FUTEX_LOCK_ADAPTIVE: *pr
 fi
 configs=${APPS_CONFIGS:-glibc uspin-block uspin-spin uspin-user-adaptive}
 [ -n "${APPS_CONFIGS:-}" ] || [ $ka = 0 ] || configs="$configs uspin-kernel-adaptive"
+for c in $configs; do
+	case $c in
+	glibc|uspin-?*) ;;
+	*) die "unknown configuration $c (glibc or uspin-<policy>)" ;;
+	esac
+done
 
 {
 	echo "kernel=$(uname -r)"
@@ -120,7 +138,6 @@ wrapper() {
 		[ -n "$w" ] || w=${APPS_WRAPPER:-uspin-run --policy @POLICY@ --}
 		echo "$w" | sed "s/@POLICY@/$pol/g"
 		;;
-	*) die "unknown configuration $1 (glibc or uspin-<policy>)" ;;
 	esac
 }
 
@@ -156,7 +173,7 @@ threads_of() {
 sc() { local v=$(($1 * cur_scale / 100)); [ "$v" -ge "${2:-1}" ] || v=${2:-1}; echo "$v"; }
 cur_scale=$scale
 inject() { case " ${APPS_INJECT:-} " in *" $1=$2 "*) return 0 ;; esac; return 1; }
-# run DIR NAME WRAPPER... -- CMD...: one program, its output and rusage.
+# run DIR NAME [WRAPPER...] CMD...: one program, its output and rusage.
 run() {
 	local d="$1" n="$2"
 	shift 2
@@ -282,10 +299,6 @@ wl_pbzip2() {
 # --- the rounds -----------------------------------------------------------------
 points=
 for a in $list; do
-	case $a in
-	memcached|rocksdb|kyoto-cache|kyoto-poly|sysbench-mutex|sysbench-threads|pbzip2) ;;
-	*) die "unknown workload $a" ;;
-	esac
 	for t in $(threads_of "$a"); do
 		for h in $hogs_list; do
 			points="$points $a:t$t-h$h"
