@@ -3,7 +3,8 @@
 # bench/apps/apps.sh - run real applications under each lock configuration.
 #
 # One side of `make bench-apps` (bench/apps/run drives it on the host and,
-# through kernel/vm-run, in the guest): POSIX sh, busybox ash included.
+# through kernel/vm-run, in the guest): POSIX sh plus `local` (dash,
+# busybox ash and bash all have it).
 # It only runs things and keeps what they printed; bench/apps/report.py
 # parses the raw files, applies the correctness checks and computes the
 # statistics, the same code for both sides.

@@ -19,7 +19,7 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top"
+cd "$top" || exit 2
 build=${BUILD:-build}
 work=$(mktemp -d "${TMPDIR:-/tmp}/apps-check.XXXXXX")
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
