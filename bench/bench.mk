@@ -95,3 +95,6 @@ bench-uncontended: $(BENCH_UNCONTENDED)
 
 bench-check: $(USPIN_BENCH) $(BENCH_UNCONTENDED)
 	BUILD=$(BUILD) bench/check.sh
+
+# Real applications (bench/apps/, docs/apps.md).
+include bench/apps/apps.mk
