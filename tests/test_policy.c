@@ -32,7 +32,7 @@ START_TEST(auto_is_the_best_on_offer)
 }
 END_TEST
 
-/* The stock-kernel column of the fallback matrix (NOTES.md). */
+/* The stock-kernel column of the fallback matrix (docs/design.md §5). */
 START_TEST(stock_kernel_fallback_matrix)
 {
 	static const struct {

@@ -1,5 +1,5 @@
 /*
- * uspin.pml - Spin model of the uspin lock-word protocol (design.md §2) and
+ * uspin.pml - Spin model of the uspin lock-word protocol (docs/design.md §10) and
  * of the kernel's FUTEX_LOCK / FUTEX_LOCK_ADAPTIVE / FUTEX_UNLOCK rules
  * (kernel/patches/futex, series A v2).
  *

@@ -23,7 +23,7 @@ NPTL_LIST     := tests/nptl/tests.list
 NPTL_EXCLUDED := tests/nptl/excluded.txt
 
 # What is unpacked: the test sources, support/, and the few internal headers
-# that support/ and the tests include (design.md §7).
+# that support/ and the tests include (docs/nptl-tests.md, "How they are built").
 NPTL_MEMBERS := nptl sysdeps/pthread support test-skeleton.c \
   include/intprops.h include/array_length.h include/scratch_buffer.h \
   include/allocate_once.h include/libc-diag.h sysdeps/x86_64/stackinfo.h \
