@@ -119,26 +119,39 @@ static volatile uint32_t *area_of(uint32_t tid)
 	return (volatile uint32_t *)(rs.slab + (size_t)i * RSEQ_AREA_SIZE);
 }
 
+/* The TID this thread registered with, in the process it did so. */
+static __thread uint32_t registered_tid;
+
 /*
  * Register the calling thread (TID @tid) with the kernel; 0 or an errno.
- * EBUSY: already registered in this process (the kernel drops
- * registrations at fork and exec), nothing to do.
+ * Already done: this thread registered @tid and the map still has it (a
+ * fork child's map is empty: the kernel dropped the registration too).
+ * EBUSY: somebody else registered this thread's own area; it then stays
+ * out of the map (UNKNOWN), as the kernel does not write ours.
  */
 static int register_self(uint32_t tid)
 {
 	volatile uint32_t *a;
+	int err;
 
 	if (tid == 0 || tid >= rs.nr)
 		return ERANGE;		/* not covered: reads UNKNOWN */
+	if (registered_tid == tid && rs.ptrs[tid])
+		return 0;
 	a = area_of(tid);
 	if (!a)
 		return ENOSPC;
-	if (prctl(PR_SCHED_THREAD_STATE, PR_SCHED_TS_REGISTER,
-		  (unsigned long)(uintptr_t)a, 0UL, 0UL) != 0)
-		return errno == EBUSY ? 0 : errno;
-	/* The kernel stored our state before the slot makes it reachable. */
+	err = prctl(PR_SCHED_THREAD_STATE, PR_SCHED_TS_REGISTER,
+		    (unsigned long)(uintptr_t)a, 0UL, 0UL) != 0 ? errno : 0;
+	if (!err)
+		registered_tid = tid;
+	/*
+	 * The kernel stored our state before the slot makes it reachable.
+	 * Unregistered, the area reads 0 (new, or cleared at its last
+	 * thread's exit): published anyway, so that it is not lost.
+	 */
 	__atomic_store_n(&rs.ptrs[tid], (area_ptr)a, __ATOMIC_RELEASE);
-	return 0;
+	return err;
 }
 
 static int rseq_attach(struct uspin_rs_view *view)
