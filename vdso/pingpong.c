@@ -428,14 +428,12 @@ static int rseq_setup(void)
 	return err;
 }
 
+/* ABBA sets the same side twice in a row: unregister first. */
 static int rseq_set(int on)
 {
 	rseq_on = on;
-	if (!on) {
-		rseq_unregister();
-		return 0;
-	}
-	return rseq_register(rseq_area[0]);
+	rseq_unregister();
+	return on ? rseq_register(rseq_area[0]) : 0;
 }
 
 static void rseq_teardown(void)
@@ -710,9 +708,10 @@ int main(int argc, char **argv)
 			int side = k == 0 ? first : !first;
 			double s;
 
-			if (tg->set(side)) {
-				fprintf(stderr, "pingpong: turning %s %s failed\n",
-					tg->name, side ? "on" : "off");
+			err = tg->set(side);
+			if (err) {
+				fprintf(stderr, "pingpong: turning %s %s failed: %s\n",
+					tg->name, side ? "on" : "off", strerror(-err));
 				tg->teardown();
 				return 1;
 			}
