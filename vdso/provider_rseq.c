@@ -214,7 +214,7 @@ static const char *rseq_describe(void)
 
 	if (rs.nr) {
 		snprintf(line, sizeof(line),
-			 "per-thread areas (prctl PR_SCHED_THREAD_STATE): TIDs 0-%u of this process, %u areas handed out",
+			 "per-thread areas (prctl PR_SCHED_THREAD_STATE): TIDs 0-%u of this process; areas handed out: %u",
 			 rs.nr - 1, __atomic_load_n(&rs.next, __ATOMIC_RELAXED));
 		return line;
 	}
