@@ -40,14 +40,16 @@ GUEST_BINS += $(BUILD)/guest/test-futex-lock $(BUILD)/guest/test-futex-lock-adap
 	      $(BUILD)/guest/run-guest-suites $(BUILD)/guest/run-futex-selftests \
 	      $(BUILD)/guest/test-running-state-kernel $(BUILD)/guest/pingpong \
 	      $(BUILD)/guest/running_state_test $(BUILD)/guest/librs-optin.so \
-	      $(BUILD)/guest/running-state-cost
+	      $(BUILD)/guest/running-state-cost $(BUILD)/guest/test-rseq-state \
+	      $(BUILD)/guest/thread_state_test
 
 # The suites vm-check runs in the guest, in this order.  uspin-fuzz runs
 # for VM_FUZZ_SECONDS (it reports its call count; vm-run fails the run on
 # any kernel splat).  The debug kernel (KASAN) needs more guest memory.
 VM_SUITES ?= test-futex-lock test-futex-lock-adaptive futex-selftests uspin-fuzz \
 	     test-running-state-kernel running_state_test running-state-vdso \
-	     uspin-info test-uspin test-lockpath
+	     uspin-info test-uspin test-lockpath \
+	     thread_state_test test-rseq-state running-state-rseq
 VM_TIMEOUT ?= 1800
 VM_FUZZ_SECONDS ?= $(if $(filter base,$(KCONFIG)),10,30)
 VM_MEM ?= $(if $(filter base,$(KCONFIG)),512,1024)
@@ -111,6 +113,20 @@ $(BUILD)/guest/running_state_test: $(KERNEL_STAMP)
 	$(CC) -O2 -g -static -pthread -Wall -Werror \
 	  -I$(KERNEL_TREE)/tools/testing/selftests -isystem $(KERNEL_HDR) -o $@ \
 	  $(KERNEL_TREE)/tools/testing/selftests/sched/running_state_test.c
+
+# The per-thread alternative (kernel/patches/rseq/): its in-tree selftest,
+# and the rseq provider's own checks (the exit race, fork, other processes).
+$(BUILD)/guest/thread_state_test: $(KERNEL_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -static -pthread -Wall -Werror \
+	  -I$(KERNEL_TREE)/tools/testing/selftests -isystem $(KERNEL_HDR) -o $@ \
+	  $(KERNEL_TREE)/tools/testing/selftests/sched/thread_state_test.c
+
+$(BUILD)/guest/test-rseq-state: tests/kernel/test_rseq_state.c vdso/running_state.h \
+		$(LIBUSPIN_A) $(KERNEL_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(KTEST_CFLAGS) $(CPPFLAGS) -isystem $(KERNEL_HDR) -o $@ $< \
+	  $(LIBUSPIN_A) $(KTEST_LIBS)
 
 # The context-switch cost of publication, toggled with the sysctl, and
 # the LD_PRELOAD shim that opts unmodified programs (perf) in.

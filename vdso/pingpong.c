@@ -25,6 +25,10 @@
  *           sysctl exists
  *   bpf     attach / detach the BPF program (stock kernels; only in
  *           builds with USPIN_PINGPONG_BPF)
+ *   rseq    the per-thread areas of kernel/patches/rseq/: both threads
+ *           register an area (prctl(PR_SCHED_THREAD_STATE)) or not; "off"
+ *           still has the series' static key on (enabled by the first
+ *           registration, never disabled)
  *   --on CMD --off CMD   any pair of shell commands (e.g. another
  *           publication mechanism's switch), run before each sample
  * Needs root for the first two.
@@ -34,6 +38,12 @@
  * differences on - off (rep by rep) with its bootstrap interval; then the
  * raw samples.  Last, the cost of one uspin_rs_query() on the provider that
  * belongs to the toggle.
+ *
+ * --three-way: nothing / the array / the per-thread areas, in one process,
+ * the three rotated rep by rep (ABC, BCA, CAB, then reversed): nothing is
+ * sysctl 0 and no area; array is sysctl 1 (this process opted in); rseq is
+ * sysctl 0 and both threads registered.  Reports each side and the paired
+ * differences to nothing.  Needs root and both series.
  *
  * --layout-cost needs no kernel support and no root: on a synthetic array,
  * what the kernel array's transposed layout (entries of consecutive TIDs in
@@ -53,6 +63,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -72,6 +83,25 @@ static long iters = 200000;
 static const char *cmd;		/* --cmd: the workload */
 static const char *preload;	/* --preload: LD_PRELOAD for it */
 static int opt_in = 1;		/* sysctl toggle: PR_SCHED_RS_ENABLE first */
+
+/* prctl(PR_SCHED_THREAD_STATE) of kernel/patches/rseq/ */
+#define PP_PR_SCHED_THREAD_STATE	0x53545453
+#define PP_PR_SCHED_TS_REGISTER		1
+#define PP_PR_SCHED_TS_UNREGISTER	2
+static int rseq_on;		/* rseq toggle: both threads register */
+/* The two threads' areas, a cache line each. */
+static uint32_t rseq_area[2][16] __attribute__((aligned(64)));
+
+static int rseq_register(uint32_t *area)
+{
+	return prctl(PP_PR_SCHED_THREAD_STATE, PP_PR_SCHED_TS_REGISTER,
+		     (unsigned long)area, 0UL, 0UL) ? -errno : 0;
+}
+
+static void rseq_unregister(void)
+{
+	prctl(PP_PR_SCHED_THREAD_STATE, PP_PR_SCHED_TS_UNREGISTER, 0UL, 0UL, 0UL);
+}
 
 static double now_ns(void)
 {
@@ -96,6 +126,8 @@ static void *echo(void *arg)
 	long i;
 
 	pin(*(int *)arg);
+	if (rseq_on)
+		rseq_register(rseq_area[1]);	/* exit unregisters */
 	for (i = 0; i < iters; i++)
 		if (read(ab[0], &c, 1) != 1 || write(ba[1], &c, 1) != 1)
 			break;
@@ -213,6 +245,26 @@ static double query_cost(void)
 	return t0 / reps;
 }
 
+
+/*
+ * ns per uspin_rs_query() of the caller's own TID: an entry that is
+ * published (every provider publishes the caller once attached; rseq reads
+ * the map slot and the area), hot in L1.
+ */
+static double query_self_cost(void)
+{
+	uint32_t self = (uint32_t)syscall(SYS_gettid);
+	long i, reps = 100000000, on = 0;
+	double t0;
+
+	t0 = now_ns();
+	for (i = 0; i < reps; i++)
+		on += uspin_rs_query(self) == USPIN_RS_ON;
+	t0 = now_ns() - t0;
+	if (on < reps / 2)
+		printf("query: own TID read ON %ld of %ld times\n", on, reps);
+	return t0 / reps;
+}
 
 /* ---- --layout-cost ------------------------------------------------------ */
 
@@ -367,6 +419,35 @@ static const struct toggle toggle_sysctl = {
 	.teardown = sysctl_teardown,
 };
 
+/* Probe: register and unregister this thread. */
+static int rseq_setup(void)
+{
+	int err = rseq_register(rseq_area[0]);
+
+	rseq_unregister();
+	return err;
+}
+
+/* ABBA sets the same side twice in a row: unregister first. */
+static int rseq_set(int on)
+{
+	rseq_on = on;
+	rseq_unregister();
+	return on ? rseq_register(rseq_area[0]) : 0;
+}
+
+static void rseq_teardown(void)
+{
+	rseq_on = 0;
+	rseq_unregister();
+}
+
+static const struct toggle toggle_rseq = {
+	.name = "rseq", .provider = "rseq",
+	.setup = rseq_setup, .set = rseq_set,
+	.teardown = rseq_teardown,
+};
+
 static const char *on_cmd, *off_cmd;
 
 static int noop_setup(void)
@@ -441,10 +522,81 @@ static const struct toggle toggle_bpf = {
 
 static void usage(FILE *f, const char *argv0)
 {
-	fprintf(f, "usage: %s [--toggle sysctl|bpf] [--on CMD --off CMD] [-r reps (<=%d)]\n"
+	fprintf(f, "usage: %s [--toggle sysctl|rseq|bpf] [--on CMD --off CMD] [-r reps (<=%d)]\n"
 		"       [-n round trips] [-c cpu] [--cmd CMD] [--preload LIB] [-B resamples]\n"
 		"       [--no-query] [--no-opt-in]\n"
-		"       %s --layout-cost [-r reps]\n", argv0, MAX_REPS, argv0);
+		"       %s --three-way [-r reps] [-n round trips] [-c cpu] [-B resamples]\n"
+		"       %s --layout-cost [-r reps]\n", argv0, MAX_REPS, argv0, argv0);
+}
+
+/* ---- --three-way -------------------------------------------------------- */
+
+/* Condition 0 nothing, 1 the array, 2 the per-thread areas. */
+static int three_way_set(int c)
+{
+	if (sysctl_write(c == 1))
+		return -EIO;
+	return rseq_set(c == 2);
+}
+
+static int three_way(int reps, int cpu, int resamples)
+{
+	static const char *const names[3] = { "nothing", "array", "rseq" };
+	static double v[3][MAX_REPS], d[3][MAX_REPS];
+	double base, lo, hi;
+	int r, k, c, err;
+
+	err = sysctl_setup();		/* opts this process in */
+	if (!err)
+		err = rseq_setup();
+	if (err) {
+		fprintf(stderr, "pingpong: --three-way needs root and both series: %s\n",
+			strerror(-err));
+		sysctl_teardown();
+		return 1;
+	}
+	pin(cpu);
+	for (r = 0; r < reps; r++) {
+		for (k = 0; k < 3; k++) {
+			/* ABC BCA CAB, then the same reversed */
+			c = (r + k) % 3;
+			if ((r / 3) % 2)
+				c = 2 - c;
+			if (three_way_set(c)) {
+				fprintf(stderr, "pingpong: setting %s failed\n", names[c]);
+				rseq_teardown();
+				sysctl_teardown();
+				return 1;
+			}
+			v[c][r] = one_round(cpu);
+		}
+		for (c = 1; c < 3; c++)
+			d[c][r] = v[c][r] - v[0][r];
+	}
+	rseq_teardown();
+	sysctl_teardown();
+	printf("context switch, 2 threads on CPU %d, %ld round trips x %d reps, nothing / array / rseq (rotated):\n",
+	       cpu, iters, reps);
+	for (c = 0; c < 3; c++) {
+		boot_ci(v[c], reps, resamples, &lo, &hi);
+		printf("  %-8s %10.4g ns/switch (median; 95%% CI %.4g-%.4g)\n",
+		       names[c], median(v[c], reps), lo, hi);
+	}
+	base = median(v[0], reps);
+	for (c = 1; c < 3; c++) {
+		boot_ci(d[c], reps, resamples, &lo, &hi);
+		printf("  %s - nothing, paired: %+.4g ns (median; 95%% CI %+.4g to %+.4g), %+.2f %% (CI %+.2f to %+.2f %%)\n",
+		       names[c], median(d[c], reps), lo, hi,
+		       100 * median(d[c], reps) / base, 100 * lo / base,
+		       100 * hi / base);
+	}
+	for (c = 0; c < 3; c++) {
+		printf("  raw %-8s", names[c]);
+		for (r = 0; r < reps; r++)
+			printf(" %.6g", v[c][r]);
+		printf("\n");
+	}
+	return 0;
 }
 
 static void print_side(const char *name, const double *v, int n, int resamples,
@@ -460,7 +612,7 @@ static void print_side(const char *name, const double *v, int n, int resamples,
 int main(int argc, char **argv)
 {
 	enum { OPT_CMD = 256, OPT_PRELOAD, OPT_ON, OPT_OFF, OPT_NOQUERY,
-	       OPT_NOOPTIN, OPT_LAYOUT };
+	       OPT_NOOPTIN, OPT_LAYOUT, OPT_THREE };
 	static const struct option longopts[] = {
 		{ "toggle", required_argument, NULL, 't' },
 		{ "cmd", required_argument, NULL, OPT_CMD },
@@ -470,12 +622,14 @@ int main(int argc, char **argv)
 		{ "no-query", no_argument, NULL, OPT_NOQUERY },
 		{ "no-opt-in", no_argument, NULL, OPT_NOOPTIN },
 		{ "layout-cost", no_argument, NULL, OPT_LAYOUT },
+		{ "three-way", no_argument, NULL, OPT_THREE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct toggle *tg = NULL;
 	static double on[MAX_REPS], off[MAX_REPS], diff[MAX_REPS];
 	int reps = 7, cpu = 0, resamples = 2000, query = 1, layout = 0, i, o, err;
+	int three = 0;
 	const char *unit = "ns/switch";
 	double scale = 1, lo, hi, base;
 
@@ -484,6 +638,8 @@ int main(int argc, char **argv)
 		case 't':
 			if (strcmp(optarg, "sysctl") == 0)
 				tg = &toggle_sysctl;
+			else if (strcmp(optarg, "rseq") == 0)
+				tg = &toggle_rseq;
 #ifdef USPIN_PINGPONG_BPF
 			else if (strcmp(optarg, "bpf") == 0)
 				tg = &toggle_bpf;
@@ -505,6 +661,7 @@ int main(int argc, char **argv)
 		case OPT_NOQUERY: query = 0; break;
 		case OPT_NOOPTIN: opt_in = 0; break;
 		case OPT_LAYOUT: layout = 1; break;
+		case OPT_THREE: three = 1; break;
 		default:
 			usage(o == 'h' ? stdout : stderr, argv[0]);
 			return o == 'h' ? 0 : 2;
@@ -518,6 +675,12 @@ int main(int argc, char **argv)
 	}
 	if (layout)
 		return layout_cost(reps);
+	if (pipe(ab) || pipe(ba)) {
+		perror("pipe");
+		return 1;
+	}
+	if (three)
+		return three_way(reps, cpu, resamples);
 	if (on_cmd)
 		tg = &toggle_cmd;
 	if (!tg) {
@@ -527,10 +690,6 @@ int main(int argc, char **argv)
 		if (access(RS_SYSCTL, F_OK) != 0)
 			tg = &toggle_bpf;
 #endif
-	}
-	if (pipe(ab) || pipe(ba)) {
-		perror("pipe");
-		return 1;
 	}
 	err = tg->setup();
 	if (err) {
@@ -549,9 +708,10 @@ int main(int argc, char **argv)
 			int side = k == 0 ? first : !first;
 			double s;
 
-			if (tg->set(side)) {
-				fprintf(stderr, "pingpong: turning %s %s failed\n",
-					tg->name, side ? "on" : "off");
+			err = tg->set(side);
+			if (err) {
+				fprintf(stderr, "pingpong: turning %s %s failed: %s\n",
+					tg->name, side ? "on" : "off", strerror(-err));
 				tg->teardown();
 				return 1;
 			}
@@ -598,12 +758,15 @@ int main(int argc, char **argv)
 		tg->teardown();
 	if (query && tg->provider) {
 		setenv("USPIN_RS_PROVIDER", tg->provider, 1);
-		if (strcmp(uspin_running_state_init(), tg->provider) == 0)
-			printf("query: %.2f ns per uspin_rs_query() (%s provider)\n",
-			       query_cost(), tg->provider);
-		else
+		if (strcmp(uspin_running_state_init(), tg->provider) == 0) {
+			double all = query_cost();
+
+			printf("query: %.2f ns per uspin_rs_query() over TIDs 0-4095, %.2f ns on its own TID (%s provider)\n",
+			       all, query_self_cost(), tg->provider);
+		} else {
 			printf("query: %s provider not attached, not measured\n",
 			       tg->provider);
+		}
 	}
 	if (tg == &toggle_sysctl)
 		tg->teardown();

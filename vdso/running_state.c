@@ -13,7 +13,10 @@
 struct uspin_rs_view uspin_rs_view;	/* zero: no provider, all UNKNOWN */
 const uint32_t uspin_rs_always_alive = 1;	/* TID part 1: never dies */
 
-/* Preference order for AUTO: the kernel's own array, then BPF, then none. */
+/*
+ * Preference order for AUTO: the kernel's own array, then its per-thread
+ * areas, then BPF, then none.
+ */
 static const struct uspin_rs_provider *const providers[] = {
 	USPIN_RS_PROVIDER_LIST
 	&uspin_rs_provider_none,

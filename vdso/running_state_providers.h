@@ -11,10 +11,12 @@
 
 extern const struct uspin_rs_provider uspin_rs_provider_none;
 extern const struct uspin_rs_provider uspin_rs_provider_vdso;
+extern const struct uspin_rs_provider uspin_rs_provider_rseq;
 extern const struct uspin_rs_provider uspin_rs_provider_bpf;
 
 #define USPIN_RS_PROVIDER_LIST	\
 	&uspin_rs_provider_vdso,	\
+	&uspin_rs_provider_rseq,	\
 	&uspin_rs_provider_bpf,
 
 #endif

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test-rseq-state: the rseq provider (vdso/provider_rseq.c) on the kernel
+ * of kernel/patches/rseq/ (prctl(PR_SCHED_THREAD_STATE)), in the guest.
+ * Run with USPIN_RS_PROVIDER=rseq (tests/kernel/run-guest-suites does).
+ *
+ *   exit_race            10,000 owners exit while a spinner reads their
+ *                        areas: no fault, only valid encodings, UNKNOWN
+ *                        once the owner is joined
+ *   unregistered_thread  a thread that never took a libuspin slow path
+ *                        reads UNKNOWN, even to itself
+ *   fork_child           the parent's threads read UNKNOWN in a fork child
+ *                        (none of its map, no stale "on CPU"); the child
+ *                        reads itself ON once registered
+ *   other_process        the owner of a process-shared mutex, in another
+ *                        process, reads UNKNOWN
+ *
+ * Every test runs in its own forked process (Check's fork mode).
+ */
+#include <check.h>
+#include <errno.h>
+#include <linux/prctl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mutex_impl.h"
+#include "running_state.h"
+#include "uspin.h"
+
+#define EXIT_RACE_ROUNDS	10000
+
+static uint32_t raw_gettid(void)
+{
+	return (uint32_t)syscall(SYS_gettid);
+}
+
+static long ncpus_conf;
+
+/* A value the provider may ever return: 0, 1, or 2 + a CPU that exists. */
+static int valid_entry(uint32_t e)
+{
+	return e < USPIN_RS_ENTRY_CPU0 ||
+	       e - USPIN_RS_ENTRY_CPU0 < (uint32_t)ncpus_conf;
+}
+
+START_TEST(provider_is_rseq)
+{
+	ck_assert_str_eq(uspin_running_state_provider(), "rseq");
+	ck_assert_ptr_null((const void *)uspin_rs_view.base);
+	ck_assert_ptr_nonnull((const void *)uspin_rs_view.ptrs);
+	/* The kernel refuses a second registration of this thread. */
+	(void)uspin_self_tid();
+	ck_assert_int_eq(prctl(PR_SCHED_THREAD_STATE, PR_SCHED_TS_REGISTER,
+			       (unsigned long)&ncpus_conf, 0UL, 0UL), -1);
+	ck_assert_int_eq(errno, EBUSY);
+}
+END_TEST
+
+struct race {
+	volatile uint32_t target;	/* TID the spinner reads; 0: none */
+	volatile int stop;
+	long reads, on, invalid;
+	uint32_t bad_value;
+};
+
+static void *spinner(void *arg)
+{
+	struct race *r = arg;
+
+	while (!r->stop) {
+		uint32_t t = r->target, e;
+
+		if (!t)
+			continue;
+		e = uspin_rs_entry(t);
+		r->reads++;
+		r->on += e >= USPIN_RS_ENTRY_CPU0;
+		if (!valid_entry(e)) {
+			r->invalid++;
+			r->bad_value = e;
+		}
+	}
+	return NULL;
+}
+
+struct owner {
+	struct race *race;
+	uspin_mutex_t *m;
+	int self_on;		/* it read itself ON while registered */
+};
+
+/* Takes the lock (registering itself), publishes its TID, exits holding. */
+static void *owner(void *arg)
+{
+	struct owner *o = arg;
+	uint32_t tid;
+
+	uspin_mutex_lock(o->m);
+	tid = uspin_self_tid();
+	o->self_on = uspin_rs_query(tid) == USPIN_RS_ON;
+	o->race->target = tid;
+	return NULL;
+}
+
+START_TEST(exit_race)
+{
+	struct race r = { 0 };
+	pthread_t sp;
+	long i, not_on = 0, not_unknown = 0;
+	uint32_t last_bad = 0;
+
+	ck_assert_int_eq(pthread_create(&sp, NULL, spinner, &r), 0);
+	for (i = 0; i < EXIT_RACE_ROUNDS; i++) {
+		uspin_mutex_t m;
+		struct owner o = { &r, &m, 0 };
+		pthread_t t;
+		uint32_t tid, e;
+
+		ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_USER_ADAPTIVE), 0);
+		ck_assert_int_eq(pthread_create(&t, NULL, owner, &o), 0);
+		ck_assert_int_eq(pthread_join(t, NULL), 0);
+		tid = r.target;
+		ck_assert_uint_ne(tid, 0);
+		not_on += !o.self_on;
+		/*
+		 * Joined: the kernel cleared the TID word in mm_release(),
+		 * after do_exit() stored UNKNOWN into the area.
+		 */
+		e = uspin_rs_entry(tid);
+		if (e != USPIN_RS_ENTRY_UNKNOWN) {
+			not_unknown++;
+			last_bad = e;
+		}
+		r.target = 0;
+	}
+	r.stop = 1;
+	pthread_join(sp, NULL);
+	printf("rseq-state/exit_race: %d owners exited, %ld concurrent reads (%ld ON), %ld invalid\n",
+	       EXIT_RACE_ROUNDS, r.reads, r.on, r.invalid);
+	ck_assert_msg(r.invalid == 0, "%ld reads of invalid entries (e.g. %u)",
+		      r.invalid, r.bad_value);
+	ck_assert_msg(not_on == 0, "%ld owners did not read themselves ON", not_on);
+	ck_assert_msg(not_unknown == 0,
+		      "%ld exited owners did not read UNKNOWN (e.g. %u)",
+		      not_unknown, last_bad);
+	ck_assert_int_gt(r.reads, 0);
+}
+END_TEST
+
+static void *raw_self_query(void *arg)
+{
+	uint32_t *out = arg;
+
+	out[0] = raw_gettid();
+	out[1] = uspin_rs_entry(out[0]);
+	return NULL;
+}
+
+START_TEST(unregistered_thread)
+{
+	uint32_t out[2];
+	pthread_t t;
+
+	ck_assert_int_eq(pthread_create(&t, NULL, raw_self_query, out), 0);
+	pthread_join(t, NULL);
+	ck_assert_uint_eq(out[1], USPIN_RS_ENTRY_UNKNOWN);
+	/* And a registered one reads itself ON. */
+	ck_assert_int_eq(uspin_rs_query(uspin_self_tid()), USPIN_RS_ON);
+}
+END_TEST
+
+struct busy {
+	volatile int stop;
+	volatile uint32_t tid;
+};
+
+static void *busy(void *arg)
+{
+	struct busy *b = arg;
+
+	b->tid = uspin_self_tid();	/* registered */
+	while (!b->stop)
+		;
+	return NULL;
+}
+
+START_TEST(fork_child)
+{
+	struct busy b = { 0, 0 };
+	uint32_t parent_tid = uspin_self_tid(), busy_tid;
+	pthread_t t;
+	pid_t pid;
+	int status;
+
+	ck_assert_ptr_nonnull((const void *)uspin_rs_view.ptrs);
+	ck_assert_int_eq(pthread_create(&t, NULL, busy, &b), 0);
+	while (!b.tid)
+		sched_yield();
+	busy_tid = b.tid;
+	ck_assert_ptr_nonnull((const void *)uspin_rs_view.ptrs[busy_tid]);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		/* Before any slow path: the parent's threads are not ours. */
+		int rc = 0;
+
+		if (uspin_rs_entry(parent_tid) != USPIN_RS_ENTRY_UNKNOWN)
+			rc = 1;
+		else if (uspin_rs_entry(busy_tid) != USPIN_RS_ENTRY_UNKNOWN)
+			rc = 2;
+		else if (uspin_rs_query(uspin_self_tid()) != USPIN_RS_ON)
+			rc = 3;	/* registered on its first slow path */
+		_exit(rc);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	b.stop = 1;
+	pthread_join(t, NULL);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "fork child: status %#x (1: parent reads not UNKNOWN, 2: parent's thread, 3: child not ON)",
+		      status);
+	/* The parent itself is still registered. */
+	ck_assert_int_eq(uspin_rs_query(parent_tid), USPIN_RS_ON);
+}
+END_TEST
+
+struct shared {
+	uspin_mutex_t m;
+	volatile uint32_t owner_tid;
+	volatile int owner_on;		/* the owner reads itself ON */
+	volatile int release;
+};
+
+START_TEST(other_process)
+{
+	struct shared *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pid_t pid;
+	int status;
+
+	ck_assert_ptr_ne(sh, MAP_FAILED);
+	memset(sh, 0, sizeof(*sh));
+	ck_assert_int_eq(uspin_mutex_init(&sh->m, USPIN_POLICY_USER_ADAPTIVE |
+					  USPIN_PROCESS_SHARED), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		uint32_t self;
+
+		uspin_mutex_lock(&sh->m);
+		self = uspin_self_tid();
+		sh->owner_on = uspin_rs_query(self) == USPIN_RS_ON;
+		sh->owner_tid = self;
+		while (!sh->release)
+			;
+		uspin_mutex_unlock(&sh->m);
+		_exit(0);
+	}
+	while (!sh->owner_tid)
+		sched_yield();
+	/* The owner runs (it said so), but not in our process: UNKNOWN. */
+	ck_assert_int_eq(sh->owner_on, 1);
+	ck_assert_uint_eq(sh->m.word & FUTEX_TID_MASK, sh->owner_tid);
+	ck_assert_int_eq(uspin_rs_query(sh->owner_tid), USPIN_RS_UNKNOWN);
+	ck_assert_int_eq(uspin_tid_running((pid_t)sh->owner_tid), -1);
+	sh->release = 1;
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	munmap(sh, sizeof(*sh));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("rseq-state");
+	TCase *tc = tcase_create("rseq-state");
+	SRunner *sr;
+	int failed;
+
+	ncpus_conf = sysconf(_SC_NPROCESSORS_CONF);
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, provider_is_rseq);
+	tcase_add_test(tc, exit_race);
+	tcase_add_test(tc, unregistered_thread);
+	tcase_add_test(tc, fork_child);
+	tcase_add_test(tc, other_process);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
