@@ -33,7 +33,7 @@ static inline uint64_t uspin_cycles(void)
  * No user-readable counter: count calls.  Each spin iteration reads it
  * once, so budgets become iteration counts (setup.c says "nominal").
  */
-extern __thread uint64_t uspin_cycles_fallback;
+extern __thread uint64_t uspin_cycles_fallback __attribute__((tls_model("initial-exec")));
 
 static inline uint64_t uspin_cycles(void)
 {

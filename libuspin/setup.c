@@ -27,7 +27,7 @@
 struct uspin_setup uspin_setup_state;
 int uspin_force_stock_kernel;
 #if !defined(__x86_64__) && !defined(__i386__) && !defined(__aarch64__)
-__thread uint64_t uspin_cycles_fallback;
+__thread uint64_t uspin_cycles_fallback __attribute__((tls_model("initial-exec")));
 #endif
 
 /* Spin budgets (see spin_tuning.h) and the handoff threshold, in ns. */

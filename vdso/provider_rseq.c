@@ -119,8 +119,11 @@ static volatile uint32_t *area_of(uint32_t tid)
 	return (volatile uint32_t *)(rs.slab + (size_t)i * RSEQ_AREA_SIZE);
 }
 
-/* The TID this thread registered with, in the process it did so. */
-static __thread uint32_t registered_tid;
+/*
+ * The TID this thread registered with, in the process it did so.
+ * initial-exec: libuspin.so links libc only (no __tls_get_addr from ld.so).
+ */
+static __thread uint32_t registered_tid __attribute__((tls_model("initial-exec")));
 
 /*
  * Register the calling thread (TID @tid) with the kernel; 0 or an errno.
