@@ -185,7 +185,8 @@ vm-check-tsc: kernel guest-bins
 	USPIN_GUEST_BINS="$(GUEST_BINS)" USPIN_CACHE=$(USPIN_CACHE) \
 	  $(VM_RUN) --kernel $(VMLINUX) --smp 2 --mem $(VM_MEM) --timeout $(VM_TIMEOUT) \
 	  --append "tsc=reliable tsc_early_khz=$(RS_COST_TSC_KHZ)" \
-	  --log $(BUILD)/vm-check-tsc-$(KCONFIG).log -- run-guest-suites $(VM_TSC_SUITES)
+	  --log $(BUILD)/vm-check-tsc-$(KCONFIG).log \
+	  -- USPIN_EXPECT_CLOCKSOURCE=tsc run-guest-suites $(VM_TSC_SUITES)
 vm-check: vm-check-tsc
 
 # The unpatched Debian kernel, same config and selftest binaries: the
