@@ -249,6 +249,10 @@ def side_section(side, base, out, top):
                    "(%.0f %% of queries): the proposal was not told when owners run; its numbers are a "
                    "bounded spin's, not the running-state array's.**" % (
                        m.get("running_state_provider"), m.get("rs_query_self_on_cpu_pct", 0)))
+    prov = str(m.get("running_state_provider", "none"))
+    if side.name == "guest" and not prov.startswith("vdso"):
+        out.append("- **WARNING: the guest's provider is %s, not the kernel's array (vdso): was "
+                   "kernel.sched_running_state left at 0?  These are not the proposal's numbers.**" % prov)
     cal = m.get("calibration", {})
     out.append("- work unit: %s instructions per round (%s), %.3f ns per round here; timestamps %s" % (
         cal.get("insn_per_round"), cal.get("source"), cal.get("ns_per_round", 0), m.get("timestamps")))

@@ -12,10 +12,11 @@
 # Configuration (environment):
 #   APPS_OUT      where raw/ and env.txt go (required)
 #   APPS_LIST     workloads (default: all, see usage below)
-#   APPS_CONFIGS  glibc and/or uspin-<policy> names (default: glibc
-#                 uspin-block uspin-spin uspin-user-adaptive, and
+#   APPS_CONFIGS  glibc and/or uspin-<policy>[@<provider>] names (default:
+#                 glibc uspin-block uspin-spin uspin-user-adaptive, and
 #                 uspin-kernel-adaptive where uspin-info says the kernel
-#                 has FUTEX_LOCK_ADAPTIVE)
+#                 has FUTEX_LOCK_ADAPTIVE); @<provider> runs the policy
+#                 with USPIN_RS_PROVIDER=<provider> (uspin-user-adaptive@rseq)
 #   APPS_WRAPPER  command prefix for uspin-<policy>, @POLICY@ replaced by
 #                 the policy (default: uspin-run --policy @POLICY@ --);
 #                 APPS_WRAPPER_<policy, - as _> overrides one policy
@@ -104,8 +105,9 @@ configs=${APPS_CONFIGS:-glibc uspin-block uspin-spin uspin-user-adaptive}
 [ -n "${APPS_CONFIGS:-}" ] || [ $ka = 0 ] || configs="$configs uspin-kernel-adaptive"
 for c in $configs; do
 	case $c in
+	uspin-?*@*[!a-z]*|uspin-?*@) die "bad provider in configuration $c (uspin-<policy>@<provider>)" ;;
 	glibc|uspin-?*) ;;
-	*) die "unknown configuration $c (glibc or uspin-<policy>)" ;;
+	*) die "unknown configuration $c (glibc or uspin-<policy>[@<provider>])" ;;
 	esac
 done
 
@@ -132,6 +134,10 @@ wrapper() {
 	local pol var w
 	case $1 in
 	glibc) echo "" ;;
+	uspin-*@*)
+		# The policy's wrapper, with the running-state provider named.
+		echo "env USPIN_RS_PROVIDER=${1##*@} $(wrapper "${1%@*}")"
+		;;
 	uspin-*)
 		pol=${1#uspin-}
 		var=APPS_WRAPPER_$(echo "$pol" | tr - _)

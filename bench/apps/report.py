@@ -306,10 +306,21 @@ def side_section(side, label, comps, failures, out):
     for l in m.get("locks", []):
         if not l["name"].startswith("uspin-"):
             continue
-        want = l["name"][len("uspin-"):]
+        want, _, want_provider = l["name"][len("uspin-"):].partition("@")
+        provider = l["running_state_provider"]
         if l.get("policy", "?") != "?" and not l["policy"].startswith(want):
             out.append("**Warning: %s: libuspin reports policy '%s' under its wrapper.**\n" % (
                 l["name"], l["policy"]))
+        if want_provider and not provider.startswith(want_provider):
+            out.append("**Warning: %s: libuspin reports running-state provider '%s' under its "
+                       "wrapper.**\n" % (l["name"], provider))
+        # The proposal in the guest is the kernel's array; anything else
+        # means kernel.sched_running_state was left at 0.
+        if (side.name == "guest" and want == "user-adaptive" and not want_provider
+                and provider != "?" and not provider.startswith("vdso")):
+            out.append("**Warning: %s ran on the %s provider, not the kernel's array (vdso): "
+                       "kernel.sched_running_state was not enabled; these are not the proposal's "
+                       "numbers.**\n" % (l["name"], provider))
         if want == "user-adaptive" and l["running_state_provider"].startswith("none"):
             out.append("**Warning: uspin-user-adaptive ran without a running-state provider (a bounded "
                        "spin, not the proposal): on the host, run as root so that uspin-stated is "
