@@ -156,6 +156,8 @@ void bench_write_meta(const struct bench_config *cfg, const char *mode,
 	fprintf(f, "  \"futex_lock\": %d,\n  \"futex_lock_adaptive\": %d,\n  \"futex_unlock\": %d,\n",
 		info.futex_lock, info.futex_lock_adaptive, info.futex_unlock);
 	js_kv(f, "running_state_provider", info.running_state, 0);
+	/* what the run asked for (bench/run forwards it to the guest) */
+	js_kv(f, "running_state_provider_requested", env_or("USPIN_RS_PROVIDER", ""), 0);
 	js_kv(f, "running_state_detail", info.running_state_detail, 0);
 	fprintf(f, "  \"rs_entries\": %u,\n  \"pid_max\": %u,\n",
 		info.rs_entries, info.pid_max);

@@ -250,7 +250,13 @@ def side_section(side, base, out, top):
                    "bounded spin's, not the running-state array's.**" % (
                        m.get("running_state_provider"), m.get("rs_query_self_on_cpu_pct", 0)))
     prov = str(m.get("running_state_provider", "none"))
-    if side.name == "guest" and not prov.startswith("vdso"):
+    asked = str(m.get("running_state_provider_requested", ""))
+    if asked and not prov.startswith(asked):
+        out.append("- **WARNING: the run asked for the %s provider (USPIN_RS_PROVIDER) and got %s.**" % (
+            asked, prov))
+    elif asked:
+        out.append("- the provider was chosen for this run: USPIN_RS_PROVIDER=%s" % asked)
+    elif side.name == "guest" and not prov.startswith("vdso"):
         out.append("- **WARNING: the guest's provider is %s, not the kernel's array (vdso): was "
                    "kernel.sched_running_state left at 0?  These are not the proposal's numbers.**" % prov)
     cal = m.get("calibration", {})
