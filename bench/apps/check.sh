@@ -15,6 +15,7 @@
 #    each one, naming the check.
 # 4. A run with a fault injected into the live pipeline (APPS_INJECT:
 #    pbzip2's compressed file corrupted before decompression) must fail.
+# 5. bench/apps/compare.py on a repeats.csv with a known answer.
 # Prints PASS/FAIL per item, exits 1 on any FAIL.
 set -uo pipefail
 
@@ -129,6 +130,33 @@ elif grep FAILED "$inj/report.log" | grep -q 'decompressed = input'; then
 	pass "injected pbzip2 corruption fails the run"
 else
 	fail "injected pbzip2 corruption: $(grep FAILED "$inj/report.log" | head -2)"
+fi
+
+# 5. compare.py, on a repeats.csv whose answer is known: A is twice as
+#    fast as B in every round at the same CPU, and A equals C.
+cmp=$work/compare/apps
+mkdir -p "$cmp/guest"
+{
+	echo "workload,point,lock,rep,kept,check,ops_per_s,cpu_us_per_op"
+	for r in 1 2 3 4 5; do
+		echo "w,t8-h0,A,$r,1,pass,$((2000 + r)),1.0"
+		echo "w,t8-h0,B,$r,1,pass,$((1000 + r)),1.0"
+		echo "w,t8-h0,C,$r,1,pass,$((2000 + r)),1.0"
+	done
+} > "$cmp/guest/repeats.csv"
+out=$(python3 bench/apps/compare.py "$cmp" A B 2>&1)
+if echo "$out" | grep -q '| w | t8-h0 | 2 \[.*| A better | 1 \[1, 1\] (n=5) | tie |'; then
+	pass "compare.py: twice as fast in every round is 'A better', equal CPU a tie"
+else
+	fail "compare.py A B: $out"
+fi
+out=$(python3 bench/apps/compare.py "$cmp" A C 2>&1)
+echo "$out" | grep -q '| w | t8-h0 | 1 \[1, 1\] (n=5) | tie |' &&
+	pass "compare.py: equal configurations tie" || fail "compare.py A C: $out"
+if python3 bench/apps/compare.py "$cmp" A nosuch > /dev/null 2>&1; then
+	fail "compare.py with a configuration that never ran exited 0"
+else
+	pass "compare.py refuses a configuration that never ran"
 fi
 
 [ $fails = 0 ] && echo "bench-apps-check: all passed" || echo "bench-apps-check: $fails FAILED"
