@@ -5,6 +5,13 @@
  * futex_lock test did: user-space fast paths on the TID word, the kernel
  * queues (and, adaptive, spins) on contention.  The two differ only in the
  * op, so they share this file.
+ *
+ * Their unlock is the 2010 one (clear the word, FUTEX_WAKE one: a woken
+ * waiter retries and may lose, the lock never waits for it).
+ * futex_lock_adaptive_unlock unlocks with FUTEX_UNLOCK instead, as
+ * libuspin does, so a starving waiter is handed the lock (the
+ * anti-starvation rule, docs/kernel-futex.md): the in-kernel spinner with
+ * the same fairness as the library, to compare the running state alone.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +85,31 @@ static void fl_unlock(void *l)
 	bench_tid_word_unlock(l);
 }
 
+static const char *flau_probe(void)
+{
+	uint32_t word = bench_tid();
+	const char *why = fla_probe();
+
+	if (why)
+		return why;
+	if (bench_futex(&word, USPIN_FUTEX_UNLOCK, 0) != 0)
+		return "FUTEX_UNLOCK absent on this kernel";
+	return word == 0 ? NULL : "FUTEX_UNLOCK did not release the word";
+}
+
+/* Contended: the kernel releases the word or hands it to a starving waiter. */
+static void fl_unlock_kernel(void *l)
+{
+	uint32_t *w = l;
+
+	if (uatomic_cmpxchg(w, bench_tid(), 0) == bench_tid())
+		return;
+	if (bench_futex(w, USPIN_FUTEX_UNLOCK, 0) != 0) {
+		perror("uspin-bench: FUTEX_UNLOCK");
+		abort();
+	}
+}
+
 static void fl_destroy(void *l)
 {
 }
@@ -97,5 +129,14 @@ const struct bench_lock bench_lock_futex_lock_adaptive = {
 	.init = fl_init,
 	.lock = fla_lock,
 	.unlock = fl_unlock,
+	.destroy = fl_destroy,
+};
+
+const struct bench_lock bench_lock_futex_lock_adaptive_unlock = {
+	.name = "futex_lock_adaptive_unlock",
+	.probe = flau_probe,
+	.init = fl_init,
+	.lock = fla_lock,
+	.unlock = fl_unlock_kernel,
 	.destroy = fl_destroy,
 };
