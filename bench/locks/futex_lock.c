@@ -8,10 +8,10 @@
  *
  * Their unlock is the 2010 one (clear the word, FUTEX_WAKE one: a woken
  * waiter retries and may lose, the lock never waits for it).
- * futex_lock_adaptive_unlock unlocks with FUTEX_UNLOCK instead, as
- * libuspin does, so a starving waiter is handed the lock (the
- * anti-starvation rule, docs/kernel-futex.md): the in-kernel spinner with
- * the same fairness as the library, to compare the running state alone.
+ * futex_lock_unlock and futex_lock_adaptive_unlock unlock with
+ * FUTEX_UNLOCK instead, as libuspin does, so a starving waiter is handed
+ * the lock (the anti-starvation rule, docs/kernel-futex.md): the kernel's
+ * locks with the same fairness as the library.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,16 +85,25 @@ static void fl_unlock(void *l)
 	bench_tid_word_unlock(l);
 }
 
-static const char *flau_probe(void)
+static const char *unlock_probe(const char *why)
 {
 	uint32_t word = bench_tid();
-	const char *why = fla_probe();
 
 	if (why)
 		return why;
 	if (bench_futex(&word, USPIN_FUTEX_UNLOCK, 0) != 0)
 		return "FUTEX_UNLOCK absent on this kernel";
 	return word == 0 ? NULL : "FUTEX_UNLOCK did not release the word";
+}
+
+static const char *flu_probe(void)
+{
+	return unlock_probe(fl_probe());
+}
+
+static const char *flau_probe(void)
+{
+	return unlock_probe(fla_probe());
 }
 
 /* Contended: the kernel releases the word or hands it to a starving waiter. */
@@ -129,6 +138,15 @@ const struct bench_lock bench_lock_futex_lock_adaptive = {
 	.init = fl_init,
 	.lock = fla_lock,
 	.unlock = fl_unlock,
+	.destroy = fl_destroy,
+};
+
+const struct bench_lock bench_lock_futex_lock_unlock = {
+	.name = "futex_lock_unlock",
+	.probe = flu_probe,
+	.init = fl_init,
+	.lock = fl_lock,
+	.unlock = fl_unlock_kernel,
 	.destroy = fl_destroy,
 };
 
