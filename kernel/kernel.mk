@@ -40,6 +40,7 @@ GUEST_BINS += $(BUILD)/guest/test-futex-lock $(BUILD)/guest/test-futex-lock-adap
 	      $(BUILD)/guest/run-guest-suites $(BUILD)/guest/run-futex-selftests \
 	      $(BUILD)/guest/test-running-state-kernel $(BUILD)/guest/pingpong \
 	      $(BUILD)/guest/running_state_test $(BUILD)/guest/librs-optin.so \
+	      $(BUILD)/guest/librs-areas.so \
 	      $(BUILD)/guest/running-state-cost $(BUILD)/guest/test-rseq-state \
 	      $(BUILD)/guest/thread_state_test
 
@@ -135,6 +136,10 @@ $(BUILD)/guest/pingpong: vdso/pingpong.c vdso/running_state.h vdso/running_state
 	$(CC) $(CPPFLAGS) $(CFLAGS) -static -o $@ $< $(LIBUSPIN_A) -pthread
 
 $(BUILD)/guest/librs-optin.so: vdso/rs_optin.c vdso/running_state_abi.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $<
+
+$(BUILD)/guest/librs-areas.so: vdso/rs_areas_optin.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $<
 
