@@ -7,7 +7,8 @@
 #   make bench-calibrate  check the work unit's instructions with callgrind
 #   make bench-uncontended  lock+unlock via the .so, against glibc, single-
 #                         threaded and with a thread alive
-#   make bench-check      does the machinery work (behaviour, never timing)
+#   make bench-check      does the machinery work (behaviour, never timing;
+#                         part of make check)
 #
 # Results go to results/<timestamp>/{host,guest}/ (gitignored).
 # docs/benchmarks.md explains the method, the workloads and every column.
@@ -95,6 +96,9 @@ bench-uncontended: $(BENCH_UNCONTENDED)
 
 bench-check: $(USPIN_BENCH) $(BENCH_UNCONTENDED)
 	BUILD=$(BUILD) bench/check.sh
+
+# The machinery check is behaviour only and takes seconds: part of check.
+host-check: bench-check
 
 # Real applications (bench/apps/, docs/apps.md).
 include bench/apps/apps.mk

@@ -2,8 +2,9 @@
 # bench/check.sh — `make bench-check`: does the benchmark machinery work?
 # Behaviour only, never timing: the statistics' self-test, the harness's
 # refusals, a tiny run of every kind of workload with a lock in the
-# harness and one in a process of its own, the report on it, and
-# bench-uncontended's phases.  About 20 s.  Prints PASS or FAIL lines.
+# harness and one in a process of its own, the report on it,
+# bench-uncontended's phases and the host provider's set-up.  About 20 s.
+# Prints PASS or FAIL lines.
 set -uo pipefail
 build=${BUILD:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -67,5 +68,17 @@ if out=$("$build/bench-uncontended" -r 2 -n 10000 2>&1) &&
 	pass "bench-uncontended: both phases, __libc_single_threaded as expected"
 else
 	fail "bench-uncontended"; echo "$out" | tail -5
+fi
+# The host run's provider set-up on a patched kernel: the sysctl is set
+# for the run and its old value restored (a file stands in for it).
+echo 0 > "$tmp/sysctl"
+if out=$(USPIN_RS_SYSCTL=$tmp/sysctl build=$build out=$tmp who=check bash -c '
+	. "$0/host_provider.sh"
+	host_provider_start; echo "during: $(cat "$rs_sysctl")"
+	host_provider_stop; echo "after: $(cat "$rs_sysctl")"' "$here" 2>&1) &&
+   echo "$out" | grep -qx "during: 1" && echo "$out" | grep -qx "after: 0"; then
+	pass "host provider: kernel.sched_running_state set for the run, restored after"
+else
+	fail "host provider: sysctl not set and restored"; echo "$out" | tail -5
 fi
 [ $fails = 0 ]
