@@ -8,6 +8,9 @@
 #   make vm-check KCONFIG=kcsan   the same on the KCSAN kernel
 #   make vm-selftests-baseline    the futex selftests on the *unpatched* kernel
 #   make kernel-check-series      checkpatch --strict + per-patch builds
+#   make kernel-package           a kernel for a real machine: x86_64_defconfig
+#                                 + distro.config as Debian packages
+#   make vm-check KCONFIG=distro  the guest suites on that very kernel
 #   kernel/vm-run -- CMD          run anything on the patched kernel
 #
 # The kernel tree and builds live in $(USPIN_CACHE), keyed by the series and
@@ -40,7 +43,8 @@ GUEST_BINS += $(BUILD)/guest/test-futex-lock $(BUILD)/guest/test-futex-lock-adap
 	      $(BUILD)/guest/run-guest-suites $(BUILD)/guest/run-futex-selftests \
 	      $(BUILD)/guest/test-running-state-kernel $(BUILD)/guest/pingpong \
 	      $(BUILD)/guest/running_state_test $(BUILD)/guest/librs-optin.so \
-	      $(BUILD)/guest/librs-areas.so \
+	      $(BUILD)/guest/librs-areas.so $(BUILD)/guest/rs-areas-probe \
+	      $(BUILD)/guest/test-rs-areas-shim \
 	      $(BUILD)/guest/running-state-cost $(BUILD)/guest/test-rseq-state \
 	      $(BUILD)/guest/thread_state_test
 
@@ -50,14 +54,17 @@ GUEST_BINS += $(BUILD)/guest/test-futex-lock $(BUILD)/guest/test-futex-lock-adap
 VM_SUITES ?= test-futex-lock test-futex-lock-adaptive futex-selftests uspin-fuzz \
 	     test-running-state-kernel running_state_test running-state-vdso \
 	     uspin-info test-uspin test-lockpath \
-	     thread_state_test test-rseq-state running-state-rseq
+	     thread_state_test test-rseq-state running-state-rseq test-rs-areas-shim
 VM_TIMEOUT ?= 1800
-VM_FUZZ_SECONDS ?= $(if $(filter base,$(KCONFIG)),10,30)
+# The sanitizer kernels (debug, kcsan) fuzz longer and need more memory;
+# the distro kernel (a defconfig with modules) needs more memory too.
+KCONFIG_SANITIZER := $(filter debug kcsan,$(KCONFIG))
+VM_FUZZ_SECONDS ?= $(if $(KCONFIG_SANITIZER),30,10)
 VM_MEM ?= $(if $(filter base,$(KCONFIG)),512,1024)
 # futex_requeue's waiters give up after 30 ms, which thread creation
 # outlasts on the sanitizer kernels in TCG (they time out before the
-# requeue); it runs on the base kernel only.
-VM_SELFTESTS_SKIP ?= $(if $(filter base,$(KCONFIG)),,futex_requeue)
+# requeue); it runs on the others only.
+VM_SELFTESTS_SKIP ?= $(if $(KCONFIG_SANITIZER),futex_requeue)
 VM_SELFTESTS_SKIP_WHY := its 30 ms waiter timeouts are shorter than thread creation on a sanitizer kernel in TCG; run on the base kernel
 
 # The kernel's own futex selftests (tools/testing/selftests/futex/functional
@@ -71,7 +78,7 @@ SELFTEST_DIR  := $(BUILD)/futex-selftests
 SELFTEST_BINS := $(addprefix $(SELFTEST_DIR)/,$(FUTEX_SELFTESTS))
 
 .PHONY: kernel vm-check vm-check-tsc vm-selftests-baseline kernel-check-series kernel-clean \
-	vm-rs-cost
+	vm-rs-cost kernel-package
 
 # The stamp's path is keyed by every input, so "exists" means "up to date";
 # one rule builds, so a parallel make never starts two kernel builds.
@@ -143,6 +150,16 @@ $(BUILD)/guest/librs-areas.so: vdso/rs_areas_optin.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $<
 
+# librs-areas.so's own check: a dynamic probe (LD_PRELOAD needs one; the
+# guest gets its libraries from kernel/mkinitramfs) and the suite.
+$(BUILD)/guest/rs-areas-probe: tests/kernel/rs_areas_probe.c $(KERNEL_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Werror -isystem $(KERNEL_HDR) -o $@ $<
+
+$(BUILD)/guest/test-rs-areas-shim: tests/kernel/test-rs-areas-shim
+	@mkdir -p $(@D)
+	cp $< $@
+
 $(BUILD)/guest/running-state-cost: tests/kernel/running_state_cost
 	@mkdir -p $(@D)
 	cp $< $@
@@ -206,6 +223,18 @@ vm-selftests-baseline: $(SELFTEST_BINS) $(BUILD)/guest/run-guest-suites $(BUILD)
 
 kernel-check-series:
 	USPIN_CACHE=$(USPIN_CACHE) kernel/check-series
+
+# The series on a distribution-like config (x86_64_defconfig +
+# kernel/config/distro.config), built into installable Debian packages
+# for a bare-metal run of `make bench` and `make bench-apps`
+# (docs/bare-metal.md).  `make vm-check KCONFIG=distro` boots the same
+# build in the VM.  Not part of check: about 45 min on 2 cores.
+KERNEL_PACKAGE_DEBS := dpkg-dev fakeroot rsync kmod libssl-dev bc flex bison libelf-dev
+kernel-package:
+	$(MAKE) deps DEB_PACKAGES="$(KERNEL_PACKAGE_DEBS) linux-source-6.1"
+	USPIN_CACHE=$(USPIN_CACHE) kernel/build --variant distro --package >/dev/null
+	@d=$$(USPIN_CACHE=$(USPIN_CACHE) kernel/build --variant distro --print-packages); \
+	  cat $$d/build-info.txt; echo "install: dpkg -i $$d/linux-image-*.deb (docs/bare-metal.md)"
 
 kernel-clean:
 	rm -rf $(USPIN_CACHE)/build $(USPIN_CACHE)/tree $(USPIN_CACHE)/kvm-probe
