@@ -64,6 +64,23 @@ python3 bench/apps/report.py "$good" --no-plots > "$work/report2.log" 2>&1 &&
 		pass "a uspin configuration without libuspin fails the run" ||
 		fail "no preload failure named: $(grep FAILED "$work/report2.log" | head -2)"; }
 
+# A side keeps the invocation that measured it: a later run's top-level
+# run.txt (a --guest-only run into the same folder) must not rename it.
+d=$work/sides
+rm -rf "$d"
+cp -a "$work/good" "$d"
+printf 'git_revision=check\ngit_dirty=0\ncommand=host-invocation\n' > "$d/apps/host/run.txt"
+printf 'git_revision=check\ngit_dirty=0\ncommand=later-invocation\n' > "$d/apps/run.txt"
+if python3 bench/apps/report.py "$d/apps" --allow-no-preload --no-plots > "$d/report.log" 2>&1 &&
+	grep -q '"command": "host-invocation"' "$d/apps/host/meta.json" &&
+	grep -q 'Command: `host-invocation`' "$d/apps/summary.md" &&
+	! grep -q 'later-invocation' "$d/apps/summary.md"; then
+	pass "a side's own run.txt names its command"
+else
+	fail "a side's command: meta.json says $(grep -o '"command": "[^"]*"' "$d/apps/host/meta.json")"
+fi
+rm -rf "$d"
+
 # broken CASE CHECK-PATTERN SHELL-EDIT: the report must fail, naming the check.
 broken() {
 	local name=$1 want=$2 edit=$3 d=$work/$1
