@@ -81,4 +81,15 @@ if out=$(USPIN_RS_SYSCTL=$tmp/sysctl build=$build out=$tmp who=check bash -c '
 else
 	fail "host provider: sysctl not set and restored"; echo "$out" | tail -5
 fi
+# A sysctl that cannot be written (a directory stands in for it): the
+# run goes on, says so, and the stop writes nothing back.
+mkdir "$tmp/sysctl-ro"
+if out=$(USPIN_RS_SYSCTL=$tmp/sysctl-ro build=$build out=$tmp who=check bash -c '
+	. "$0/host_provider.sh"
+	host_provider_start; host_provider_stop; echo "saved: [$rs_saved]"' "$here" 2>&1) &&
+   echo "$out" | grep -q "kernel.sched_running_state cannot be set" && echo "$out" | grep -qx "saved: \[\]"; then
+	pass "host provider: an unwritable sysctl is reported, nothing restored"
+else
+	fail "host provider: unwritable sysctl not reported"; echo "$out" | tail -5
+fi
 [ $fails = 0 ]

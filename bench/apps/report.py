@@ -59,18 +59,6 @@ def read_kv(path):
         return {}
 
 
-def commands_of(top, side_names, run):
-    """The distinct invocations behind the sides (each side's run.txt, else the top one)."""
-    seen = []
-    for name in side_names:
-        r = read_kv(os.path.join(top, name, "run.txt")) or run
-        if r.get("command") and r not in seen:
-            seen.append(r)
-    if not seen and run.get("command"):
-        seen.append(run)
-    return seen
-
-
 def order_locks(locks):
     """glibc first, then the table's order (bench/benchlib/colours.py)."""
     return [l for l in locks if l == BASELINE] + colours.order([l for l in locks if l != BASELINE])
@@ -408,6 +396,7 @@ def main():
     run = read_kv(os.path.join(top, "run.txt"))
     failures, passed = [], {}
     sides = []
+    invocations = []   # the distinct run.txt behind the sides, for the header
     for name, label in SIDES:
         path = os.path.join(top, name)
         if not os.path.isdir(os.path.join(path, "raw")):
@@ -415,6 +404,8 @@ def main():
         # The side's own run.txt (bench/apps/run copies it there); older
         # result folders have only the top-level one.
         side_run = read_kv(os.path.join(path, "run.txt")) or run
+        if side_run not in invocations:
+            invocations.append(side_run)
         f, p = parse_side(path, name, side_run, args.allow_no_preload)
         failures += f
         for k, v in p.items():
@@ -427,7 +418,7 @@ def main():
     made = plots(top, [s for s, _ in sides], comps) if sides and not args.no_plots else {}
 
     out = ["# uspin real applications: %s\n" % os.path.basename(os.path.dirname(os.path.abspath(top)))]
-    for srun in commands_of(top, [s.name for s, _ in sides], run):
+    for srun in [r for r in invocations or [run] if r.get("command")]:
         out.append("Command: `%s` (rev %s%s).\n" % (srun["command"], srun.get("git_revision", "?"),
                                                       "+dirty" if srun.get("git_dirty") == "1" else ""))
     if os.path.exists(os.path.join(top, "WARNING-busy.txt")):
