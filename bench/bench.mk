@@ -68,7 +68,7 @@ $(BENCH_UNCONTENDED): bench/uncontended.c bench/stats.c bench/stats.h $(LIBUSPIN
 .PHONY: bench bench-host bench-guest bench-calibrate bench-uncontended bench-check
 # The guest gets only what the run needs: a smaller initramfs, and no
 # dependence on other layers' guest binaries.
-BENCH_GUEST_BINS := $(USPIN_BENCH_GUEST) $(BUILD)/guest/uspin-info
+BENCH_GUEST_BINS := $(USPIN_BENCH_GUEST) $(BUILD)/guest/uspin-info tests/kernel/wait-clocksource
 # The host run starts uspin-stated (root, built) unless BENCH_STATED=0.
 BENCH_HOST_DEPS := $(USPIN_BENCH) $(USPIN_INFO) $(if $(BPF_MISSING),,$(USPIN_STATED))
 BENCH_RUN = USPIN_GUEST_BINS="$(BENCH_GUEST_BINS)" BUILD=$(BUILD) \

@@ -38,7 +38,7 @@ host_provider_start() {
 	fi
 	"$build/uspin-stated" --foreground >"$out/host/uspin-stated.log" 2>&1 &
 	stated_pid=$!
-	for _ in $(seq 50); do
+	for _ in $(seq 300); do
 		has_bpf_provider && { echo "$who: host: started uspin-stated (pid $stated_pid)"; return; }
 		kill -0 "$stated_pid" 2>/dev/null || break
 		sleep 0.1

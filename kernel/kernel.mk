@@ -46,6 +46,7 @@ GUEST_BINS += $(BUILD)/guest/test-futex-lock $(BUILD)/guest/test-futex-lock-adap
 	      $(BUILD)/guest/librs-areas.so $(BUILD)/guest/rs-areas-probe \
 	      $(BUILD)/guest/test-rs-areas-shim \
 	      $(BUILD)/guest/running-state-cost $(BUILD)/guest/test-rseq-state \
+	      $(BUILD)/guest/wait-clocksource \
 	      $(BUILD)/guest/thread_state_test
 
 # The suites vm-check runs in the guest, in this order.  uspin-fuzz runs
@@ -180,7 +181,7 @@ vm-rs-cost: kernel guest-bins
 	  --timeout 1200 --files $$(command -v perf) \
 	  --log $(BUILD)/vm-rs-cost.log -- running-state-cost $(RS_COST_REPS)
 
-$(BUILD)/guest/run-guest-suites $(BUILD)/guest/run-futex-selftests: $(BUILD)/guest/%: tests/kernel/%
+$(BUILD)/guest/run-guest-suites $(BUILD)/guest/run-futex-selftests $(BUILD)/guest/wait-clocksource: $(BUILD)/guest/%: tests/kernel/%
 	@mkdir -p $(@D)
 	cp $< $@
 
@@ -203,6 +204,17 @@ vm-check: kernel guest-bins $(SELFTEST_BINS)
 # there, in 4 ms steps), this one with the TSC, so the library's spin
 # bounds are checked on both (docs/design.md).
 VM_TSC_SUITES ?= test-lockpath
+
+# Every tsc boot (vm-check-tsc, vm-rs-cost, the bench and bench-apps
+# guests) waits for the switch with tests/kernel/wait-clocksource; its
+# own test runs on the host, under sh and the guest's busybox sh.
+.PHONY: check-wait-clocksource
+check-wait-clocksource:
+	sh tests/kernel/test-wait-clocksource sh
+	@if command -v busybox >/dev/null; then \
+	  sh tests/kernel/test-wait-clocksource 'busybox sh'; \
+	else echo "SKIP  wait-clocksource under busybox sh: busybox is not installed (make deps)"; fi
+host-check: check-wait-clocksource
 vm-check-tsc: kernel guest-bins
 	USPIN_GUEST_BINS="$(GUEST_BINS)" USPIN_CACHE=$(USPIN_CACHE) \
 	  $(VM_RUN) --kernel $(VMLINUX) --smp 2 --mem $(VM_MEM) --timeout $(VM_TIMEOUT) \

@@ -47,7 +47,7 @@ cleanup() {
 pid=$!
 i=0
 while ! grep -q ': live: ' "$log" 2>/dev/null; do
-	if ! kill -0 "$pid" 2>/dev/null || [ $i -ge 200 ]; then
+	if ! kill -0 "$pid" 2>/dev/null || [ $i -ge 600 ]; then
 		why=$(tr '\n' ' ' <"$log")
 		kill -KILL "$pid" 2>/dev/null
 		cleanup
