@@ -1,4 +1,6 @@
-# bench/: benchmarks that report (never timed tests).
+# bench/: benchmarks that report (never timed tests).  None of it is
+# built by `make` or installed: each target below builds what it runs
+# (`make bench-bins` builds all of it).
 #
 #   make bench            the full comparison: every workload on the host and
 #                         on the patched kernel (kernel/vm-run), report
@@ -6,7 +8,12 @@
 #   make bench-host       only the host part (BENCH_ARGS adds harness options)
 #   make bench-calibrate  check the work unit's instructions with callgrind
 #   make bench-uncontended  lock+unlock via the .so, against glibc, single-
-#                         threaded and with a thread alive
+#                         threaded and with a thread alive; the drop-in too
+#   make bench-cond-csw   context switches per condvar broadcast, glibc's
+#                         against the drop-in's
+#   make bench-pingpong   what publishing the running state adds to a
+#                         context switch (BPF toggle, host; the guest build
+#                         runs in make vm-rs-cost)
 #   make bench-check      does the machinery work (behaviour, never timing;
 #                         part of make check)
 #
@@ -16,9 +23,13 @@
 BENCH_UNCONTENDED := $(BUILD)/bench-uncontended
 USPIN_BENCH       := $(BUILD)/uspin-bench
 USPIN_BENCH_GUEST := $(BUILD)/guest/uspin-bench
-LIB_TARGETS += $(BENCH_UNCONTENDED) $(USPIN_BENCH)
+BENCH_COND_CSW    := $(BUILD)/bench-cond-csw
+BENCH_BINS  := $(BENCH_UNCONTENDED) $(USPIN_BENCH) $(BENCH_COND_CSW)
 GUEST_BINS  += $(USPIN_BENCH_GUEST)
-DEB_PACKAGES += gnuplot-nox valgrind python3 qemu-system-x86 busybox-static
+# To build the harness (and run bench-check) / to run the benchmarks,
+# whose guest half boots the patched kernel.
+DEB_BENCH_BUILD += liburcu-dev python3
+DEB_BENCH  += $(DEB_BENCH_BUILD) gnuplot-nox valgrind $(DEB_KERNEL)
 
 # Shared pieces first (each depends only on those above it), then the
 # engine, the runner, the workloads (one file each) and the contenders
@@ -35,37 +46,32 @@ BENCH_SRCS := bench/clock.c bench/work.c bench/stats.c bench/output.c \
               $(addprefix bench/workloads/,micro.c sweep.c preempt.c \
                 sleep_fault.c open_loop.c oversub.c kv.c) \
               bench/main.c
-BENCH_HDRS := $(wildcard bench/*.h bench/locks/*.h bench/workloads/*.h)
 BENCH_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(BENCH_SRCS))
+$(BUILD)/obj/bench/%.o: CPPFLAGS += -Ibench
 # libuspin.a is linked, not the .so: meta reads the running-state view,
-# which the .so does not export.
+# which the .so does not export.  libuspin v2 never loads BPF: the host's
+# provider is uspin-stated, which bench/run starts for the host run.
 BENCH_LDLIBS := -lurcu-cds -lurcu -lurcu-common -lm -pthread
-# uspin_thread_stats() is referenced weakly (bench/thread_stats.c): pull it
-# from the archive when the library defines it, leave it NULL otherwise.
-BENCH_WEAK = $$(nm $(LIBUSPIN_A) 2>/dev/null | grep -q ' T uspin_thread_stats$$' && \
-	echo -Wl,-u,uspin_thread_stats)
-# libuspin v2 never loads BPF: the host's provider is uspin-stated, which
-# bench/run starts for the host run.
-$(BUILD)/obj/bench/%.o: bench/%.c $(BENCH_HDRS) $(LIB_HDRS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ibench $(CFLAGS) -c -o $@ $<
 
 $(USPIN_BENCH): $(BENCH_OBJS) $(LIBUSPIN_A)
-	$(CC) $(CFLAGS) -o $@ $(BENCH_OBJS) $(BENCH_WEAK) $(LIBUSPIN_A) \
-	  $(BENCH_LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $(BENCH_OBJS) $(LIBUSPIN_A) $(BENCH_LDLIBS)
 
 # Static for the guest, whose userland is busybox alone.
 $(USPIN_BENCH_GUEST): $(BENCH_OBJS) $(LIBUSPIN_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -static -o $@ $(BENCH_OBJS) $(BENCH_WEAK) $(LIBUSPIN_A) \
-	  $(BENCH_LDLIBS)
+	$(CC) $(CFLAGS) -static -o $@ $(BENCH_OBJS) $(LIBUSPIN_A) $(BENCH_LDLIBS)
 
 # Linked against libuspin.so, as applications are (PLT call, like glibc's).
-$(BENCH_UNCONTENDED): bench/uncontended.c bench/stats.c bench/stats.h $(LIBUSPIN_SO)
-	$(CC) $(CPPFLAGS) -Ibench $(CFLAGS) -o $@ bench/uncontended.c bench/stats.c \
+$(BENCH_UNCONTENDED): $(BUILD)/obj/bench/uncontended.o $(BUILD)/obj/bench/stats.o $(LIBUSPIN_SO)
+	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) \
 	  -L$(BUILD) -luspin -Wl,-rpath,$(abspath $(BUILD)) -pthread
 
-.PHONY: bench bench-host bench-guest bench-calibrate bench-uncontended bench-check
+# Plain pthread, no libuspin: uspin-run gives it the drop-in.
+$(BENCH_COND_CSW): $(BUILD)/obj/bench/cond_csw.o
+	$(CC) $(CFLAGS) -o $@ $< -pthread
+
+.PHONY: bench bench-host bench-guest bench-calibrate bench-uncontended bench-check \
+	bench-bins bench-cond-csw dropin-uncontended bench-pingpong bench-bpf-switch
 # The guest gets only what the run needs: a smaller initramfs, and no
 # dependence on other layers' guest binaries.
 BENCH_GUEST_BINS := $(USPIN_BENCH_GUEST) $(BUILD)/guest/uspin-info tests/kernel/wait-clocksource
@@ -75,13 +81,13 @@ BENCH_RUN = USPIN_GUEST_BINS="$(BENCH_GUEST_BINS)" BUILD=$(BUILD) \
 	$(if $(BENCH_STATED),BENCH_STATED=$(BENCH_STATED)) \
 	bench/run $(if $(QUICK),--quick) $(if $(BENCH_OUT),--out $(BENCH_OUT))
 
-bench: $(BENCH_HOST_DEPS) $(BENCH_GUEST_BINS)
+bench: $(BENCH_HOST_DEPS) $(BENCH_GUEST_BINS) | deps-bench
 	$(BENCH_RUN) -- $(BENCH_ARGS)
 
-bench-host: $(BENCH_HOST_DEPS)
+bench-host: $(BENCH_HOST_DEPS) | deps-bench
 	$(BENCH_RUN) --host-only -- $(BENCH_ARGS)
 
-bench-guest: $(USPIN_BENCH) $(BENCH_GUEST_BINS)
+bench-guest: $(USPIN_BENCH) $(BENCH_GUEST_BINS) | deps-bench
 	$(BENCH_RUN) --guest-only -- $(BENCH_ARGS)
 
 bench-calibrate: $(USPIN_BENCH)
@@ -89,16 +95,44 @@ bench-calibrate: $(USPIN_BENCH)
 
 # The pthread drop-in (libuspin-pthread.so, LD_PRELOAD) joins as a subject
 # as soon as the tree builds it: BENCH_DROPIN names it.
-BENCH_DROPIN ?= $(BUILD)/libuspin-pthread.so
-bench-uncontended: $(BENCH_UNCONTENDED)
+BENCH_DROPIN ?= $(DROPIN_SO)
+bench-uncontended: $(BENCH_UNCONTENDED) $(BENCH_DROPIN)
 	$(BENCH_UNCONTENDED) $(BENCH_UNCONTENDED_ARGS) \
-	  $(if $(wildcard $(BENCH_DROPIN)),--preload pthread_dropin=$(abspath $(BENCH_DROPIN)))
+	  $(if $(BENCH_DROPIN),--preload pthread_dropin=$(abspath $(BENCH_DROPIN)))
+# The drop-in's uncontended cost is measured by the same program.
+dropin-uncontended: bench-uncontended
 
-bench-check: $(USPIN_BENCH) $(BENCH_UNCONTENDED)
-	BUILD=$(BUILD) bench/check.sh
+# Context switches per broadcast, glibc's condvar against uspin's.
+# make bench-cond-csw [WAITERS=32 ROUNDS=200]
+bench-cond-csw: $(BENCH_COND_CSW) $(USPIN_RUN) $(DROPIN_SO)
+	@echo "glibc:"; $(BENCH_COND_CSW) $(or $(WAITERS),32) $(or $(ROUNDS),200)
+	@echo "uspin (uspin-run, policy auto):"; \
+	  $(USPIN_RUN) $(BENCH_COND_CSW) $(or $(WAITERS),32) $(or $(ROUNDS),200)
+	@echo "uspin (uspin-run, policy block):"; \
+	  $(USPIN_RUN) -p block $(BENCH_COND_CSW) $(or $(WAITERS),32) $(or $(ROUNDS),200)
+
+# What publishing the running state adds to a context switch
+# (bench/pingpong.c): on the host with the BPF toggle (root; the guest's
+# static build, with the sysctl toggle, is in kernel/kernel.mk).
+BENCH_PINGPONG := $(BUILD)/bpf-pingpong
+ifeq ($(BPF_MISSING),)
+$(BENCH_PINGPONG): bench/pingpong.c $(BPF_LOADER_O) $(LIBUSPIN_A) $(FLAGS_STAMP)
+	$(CC) $(CPPFLAGS) -DUSPIN_PINGPONG_BPF $(CFLAGS) $(DEPFLAGS) -o $@ $< $(BPF_LOADER_O) \
+	  $(LIBUSPIN_A) $(BPF_LDLIBS) -pthread
+bench-pingpong: $(BENCH_PINGPONG)
+	$(BENCH_PINGPONG) --toggle bpf -r 7
+else
+bench-pingpong:
+	@echo "SKIP: $@: BPF provider not built: $(BPF_MISSING)"
+endif
+bench-bpf-switch: bench-pingpong
+
+bench-bins: $(BENCH_BINS) $(if $(BPF_MISSING),,$(BENCH_PINGPONG))
 
 # The machinery check is behaviour only and takes seconds: part of check.
-host-check: bench-check
+bench-check: $(USPIN_BENCH) $(BENCH_UNCONTENDED)
+	BUILD=$(BUILD) bench/check.sh
+CHECK_STEPS += bench-check
 
 # Real applications (bench/apps/, docs/apps.md).
 include bench/apps/apps.mk

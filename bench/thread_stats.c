@@ -1,19 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* thread_stats.c - uspin_thread_stats() through a weak reference. */
+/* thread_stats.c - uspin_thread_stats(), which libuspin always exports. */
 #include <errno.h>
 #include <string.h>
 
 #include "thread_stats.h"
-
-#pragma weak uspin_thread_stats
 
 const char *bench_thread_stats_status(void)
 {
 	struct uspin_thread_stats st;
 	int err;
 
-	if (!uspin_thread_stats)
-		return "absent: libuspin does not define uspin_thread_stats()";
 	err = uspin_thread_stats(&st, sizeof(st), 0);
 	if (err)
 		return strerror(err);
@@ -24,16 +20,12 @@ int bench_thread_stats_reset(void)
 {
 	struct uspin_thread_stats st;
 
-	if (!uspin_thread_stats)
-		return -1;
 	return uspin_thread_stats(&st, sizeof(st), 1) ? -1 : 0;
 }
 
 int bench_thread_stats_read(struct uspin_thread_stats *st)
 {
 	memset(st, 0, sizeof(*st));
-	if (!uspin_thread_stats)
-		return -1;
 	return uspin_thread_stats(st, sizeof(*st), 0) ? -1 : 0;
 }
 

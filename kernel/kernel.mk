@@ -21,20 +21,26 @@ VM_RUN  := kernel/vm-run
 KERNEL_BUILD := USPIN_CACHE=$(USPIN_CACHE) kernel/build --variant $(KCONFIG)
 
 # Computed without building anything; the paths change with the inputs.
-KERNEL_BUILD_DIR := $(shell $(KERNEL_BUILD) --print)
-KERNEL_TREE      := $(shell $(KERNEL_BUILD) --print-tree)
+# One call: every make parses this fragment, whatever its goal.
+KERNEL_PATHS     := $(shell $(KERNEL_BUILD) --print-all)
+KERNEL_BUILD_DIR := $(word 1,$(KERNEL_PATHS))
+KERNEL_TREE      := $(word 2,$(KERNEL_PATHS))
 # The image to boot: vmlinux, or a bzImage for a KASAN variant (kernel/build).
-VMLINUX          := $(shell $(KERNEL_BUILD) --print-image)
+VMLINUX          := $(word 3,$(KERNEL_PATHS))
 KERNEL_HDR       := $(KERNEL_BUILD_DIR)/hdr/include
 KERNEL_STAMP     := $(KERNEL_BUILD_DIR)/.uspin-headers
 
-DEB_PACKAGES += qemu-system-x86 busybox-static linux-source-6.1 flex bison bc \
-		libelf-dev cpio patch xz-utils gzip linux-perf
+# To build the kernel (tinyconfig needs neither OpenSSL nor modules tools)
+# and boot it; busybox-static is also the guest's userland.  vm-rs-cost's
+# perf is in DEB_BENCH.
+DEB_KERNEL += qemu-system-x86 busybox-static linux-source-6.1 build-essential \
+	      flex bison bc libelf-dev cpio patch xz-utils gzip
+DEB_BENCH  += linux-perf
 
 # Guest test programs: static, against the patched uapi headers (so the
 # _Static_assert against libuspin/futex_lock_abi.h sees the kernel's numbers).
 KTEST_CFLAGS := -O2 -g -std=gnu11 -pthread -static -Wall -Wextra \
-		-Wno-unused-parameter -Werror
+		-Wno-unused-parameter $(WERROR_FLAG)
 KTEST_LIBS   := -lcheck -lsubunit -lrt -lm
 KTEST_HDRS   := tests/kernel/futex_lock_test.h libuspin/futex_lock_abi.h
 
@@ -139,9 +145,9 @@ $(BUILD)/guest/test-rseq-state: tests/kernel/test_rseq_state.c vdso/running_stat
 
 # The context-switch cost of publication, toggled with the sysctl, and
 # the LD_PRELOAD shim that opts unmodified programs (perf) in.
-$(BUILD)/guest/pingpong: vdso/pingpong.c vdso/running_state.h vdso/running_state_abi.h $(LIBUSPIN_A)
+$(BUILD)/guest/pingpong: bench/pingpong.c $(LIBUSPIN_A) $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -static -o $@ $< $(LIBUSPIN_A) -pthread
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -static -o $@ $< $(LIBUSPIN_A) -pthread
 
 $(BUILD)/guest/librs-optin.so: vdso/rs_optin.c vdso/running_state_abi.h
 	@mkdir -p $(@D)
@@ -214,7 +220,7 @@ check-wait-clocksource:
 	@if command -v busybox >/dev/null; then \
 	  sh tests/kernel/test-wait-clocksource 'busybox sh'; \
 	else echo "SKIP  wait-clocksource under busybox sh: busybox is not installed (make deps)"; fi
-host-check: check-wait-clocksource
+TEST_STEPS += check-wait-clocksource
 vm-check-tsc: kernel guest-bins
 	USPIN_GUEST_BINS="$(GUEST_BINS)" USPIN_CACHE=$(USPIN_CACHE) \
 	  $(VM_RUN) --kernel $(VMLINUX) --smp 2 --mem $(VM_MEM) --timeout $(VM_TIMEOUT) \
@@ -222,6 +228,7 @@ vm-check-tsc: kernel guest-bins
 	  --log $(BUILD)/vm-check-tsc-$(KCONFIG).log \
 	  -- USPIN_EXPECT_CLOCKSOURCE=tsc run-guest-suites $(VM_TSC_SUITES)
 vm-check: vm-check-tsc
+CHECK_STEPS += vm-check
 
 # The unpatched Debian kernel, same config and selftest binaries: the
 # "no regression" baseline for the futex selftests.  Not part of `check`.
@@ -243,7 +250,7 @@ kernel-check-series:
 # build in the VM.  Not part of check: 22 min on 2 cores (build-info.txt).
 KERNEL_PACKAGE_DEBS := dpkg-dev fakeroot rsync kmod libssl-dev bc flex bison libelf-dev
 kernel-package:
-	$(MAKE) deps DEB_PACKAGES="$(KERNEL_PACKAGE_DEBS) linux-source-6.1"
+	$(call deps-install,$(KERNEL_PACKAGE_DEBS) linux-source-6.1)
 	USPIN_CACHE=$(USPIN_CACHE) kernel/build --variant distro --package >/dev/null
 	@d=$$(USPIN_CACHE=$(USPIN_CACHE) kernel/build --variant distro --print-packages); \
 	  cat $$d/build-info.txt; echo "install: dpkg -i $$d/linux-image-*.deb (docs/bare-metal.md)"

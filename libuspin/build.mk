@@ -9,21 +9,16 @@ LIB_SRCS += libuspin/setup.c libuspin/thread_self.c libuspin/policy.c \
 # The condition variable (docs/condvar.md).
 LIB_SRCS += libuspin/cond_init.c libuspin/cond_lock.c libuspin/cond_wait.c \
             libuspin/cond_signal.c libuspin/cond_relock.c
-LIB_HDRS := $(wildcard libuspin/*.h vdso/*.h)
-
 LIB_OBJS  = $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 LIBUSPIN_A  := $(BUILD)/libuspin.a
 LIBUSPIN_SO := $(BUILD)/libuspin.so
 USPIN_INFO  := $(BUILD)/uspin-info
 USPIN_PC    := $(BUILD)/uspin.pc
 LIB_TARGETS := $(LIBUSPIN_A) $(LIBUSPIN_SO) $(USPIN_INFO) $(USPIN_PC)
+PRODUCT_TARGETS += $(LIB_TARGETS)
 # Man pages: each layer adds its own; install puts them in man<section>.
 MAN_PAGES   += libuspin/uspin.3 libuspin/uspin-info.1
 GUEST_BINS  += $(BUILD)/guest/uspin-info
-
-$(BUILD)/obj/%.o: %.c $(LIB_HDRS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(LIBUSPIN_A): $(LIB_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
@@ -31,41 +26,45 @@ $(LIBUSPIN_A): $(LIB_OBJS)
 # Only the uspin.h API is exported from the shared object.
 $(LIBUSPIN_SO): $(LIB_OBJS) libuspin/libuspin.map
 	$(CC) $(CFLAGS) -shared -Wl,-soname,libuspin.so.$(USPIN_SOVERSION) \
-	  -Wl,--version-script=libuspin/libuspin.map -o $@ $(filter %.o,$^) -pthread $(LIB_LDLIBS)
+	  -Wl,--version-script=libuspin/libuspin.map -o $@ $(filter %.o,$^) -pthread
 	ln -sf libuspin.so $(BUILD)/libuspin.so.$(USPIN_SOVERSION)
 
-# USPIN_INFO_LDLIBS: what a provider needs pulled from the archive (bpf.mk).
-$(USPIN_INFO): libuspin/uspin-info.c $(LIBUSPIN_A)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIBUSPIN_A) $(USPIN_INFO_LDLIBS) -pthread
+$(USPIN_INFO): libuspin/uspin-info.c $(LIBUSPIN_A) $(FLAGS_STAMP)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(LIBUSPIN_A) -pthread
 
-$(BUILD)/guest/uspin-info: libuspin/uspin-info.c $(LIBUSPIN_A)
+$(BUILD)/guest/uspin-info: libuspin/uspin-info.c $(LIBUSPIN_A) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -static -o $@ $< $(LIBUSPIN_A) -pthread
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -static -o $@ $< $(LIBUSPIN_A) -pthread
 
-$(USPIN_PC): libuspin/uspin.pc.in Makefile
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(USPIN_VERSION)|' $< > $@
+# The in-tree uspin.pc names the install directories too (the variables
+# of the top-level Makefile); install writes the same file.
+USPIN_PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(USPIN_VERSION)|'
+$(USPIN_PC): libuspin/uspin.pc.in libuspin/build.mk FORCE
+	@$(USPIN_PC_SED) $< > $@.tmp; cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
-install: $(LIB_TARGETS)
-	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
-	install -m 644 libuspin/uspin.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 $(LIBUSPIN_A) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(LIBUSPIN_SO) $(DESTDIR)$(PREFIX)/lib/libuspin.so.$(USPIN_VERSION)
-	ln -sf libuspin.so.$(USPIN_VERSION) $(DESTDIR)$(PREFIX)/lib/libuspin.so.$(USPIN_SOVERSION)
-	ln -sf libuspin.so.$(USPIN_SOVERSION) $(DESTDIR)$(PREFIX)/lib/libuspin.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(USPIN_VERSION)|' \
-	  libuspin/uspin.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/uspin.pc
-	install -m 755 $(USPIN_INFO) $(DESTDIR)$(PREFIX)/bin/
+# Every file install writes, relative to DESTDIR; uninstall removes them.
+INSTALLED_FILES = $(INCLUDEDIR)/uspin.h $(LIBDIR)/libuspin.a \
+	$(LIBDIR)/libuspin.so.$(USPIN_VERSION) $(LIBDIR)/libuspin.so.$(USPIN_SOVERSION) \
+	$(LIBDIR)/libuspin.so $(PKGCONFIGDIR)/uspin.pc $(BINDIR)/uspin-info \
+	$(foreach p,$(MAN_PAGES),$(MANDIR)/man$(subst .,,$(suffix $(p)))/$(notdir $(p)))
+
+.PHONY: install-lib uninstall-lib
+install: install-lib
+install-lib: $(LIB_TARGETS)
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR)
+	install -m 644 libuspin/uspin.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(LIBUSPIN_A) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(LIBUSPIN_SO) $(DESTDIR)$(LIBDIR)/libuspin.so.$(USPIN_VERSION)
+	ln -sf libuspin.so.$(USPIN_VERSION) $(DESTDIR)$(LIBDIR)/libuspin.so.$(USPIN_SOVERSION)
+	ln -sf libuspin.so.$(USPIN_SOVERSION) $(DESTDIR)$(LIBDIR)/libuspin.so
+	install -m 644 $(USPIN_PC) $(DESTDIR)$(PKGCONFIGDIR)/uspin.pc
+	install -m 755 $(USPIN_INFO) $(DESTDIR)$(BINDIR)/
 	for p in $(MAN_PAGES); do \
-	  sec=$${p##*.}; install -d $(DESTDIR)$(PREFIX)/share/man/man$$sec && \
-	  install -m 644 $$p $(DESTDIR)$(PREFIX)/share/man/man$$sec/ || exit 1; \
+	  sec=$${p##*.}; install -d $(DESTDIR)$(MANDIR)/man$$sec && \
+	  install -m 644 $$p $(DESTDIR)$(MANDIR)/man$$sec/ || exit 1; \
 	done
 
-# Every man page renders without a warning from man/groff.
-.PHONY: check-man
-check-man:
-	@for p in $(MAN_PAGES); do \
-	  w=$$(MANWIDTH=80 man --warnings -l -Tutf8 $$p 2>&1 >/dev/null); \
-	  if [ -n "$$w" ]; then echo "check-man: $$p: $$w"; exit 1; fi; \
-	  MANWIDTH=80 man -l -Tutf8 $$p | grep -q . || { echo "check-man: $$p renders empty"; exit 1; }; \
-	done; echo "check-man: $(words $(MAN_PAGES)) pages ok"
-host-check: check-man
+uninstall: uninstall-lib
+uninstall-lib:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED_FILES))

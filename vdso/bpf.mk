@@ -3,12 +3,13 @@
 # Always built: vdso/provider_bpf.c, in libuspin (the uspin-stated client:
 # sockets and mmap only -- libuspin links libc alone and never loads BPF).
 # Built where BTF, clang, bpftool and libbpf are present: the CO-RE
-# program and its skeleton, the loader (rs_load.c), and the programs that
-# load: uspin-stated (the opt-in), test-bpf and the bpf-pingpong bench.
-# Elsewhere `make` still succeeds and check-bpf reports itself skipped
-# with the reason.  USPIN_NO_BPF=1 forces the latter.
+# program and its skeleton, the loader (rs_load.c) and the helper that
+# loads them, uspin-stated (the opt-in).  The programs that load it for
+# a test or a measurement are in tests/bpf/build.mk and bench/bench.mk.
+# Elsewhere `make` still succeeds and they report themselves skipped with
+# the reason.  USPIN_NO_BPF=1 forces the latter.
 
-DEB_PACKAGES += libbpf-dev bpftool clang libelf-dev zlib1g-dev
+DEB_TEST += libbpf-dev bpftool clang libelf-dev zlib1g-dev
 
 BPF_CLANG   ?= clang
 BPFTOOL     ?= $(firstword $(wildcard /usr/sbin/bpftool /usr/bin/bpftool) bpftool)
@@ -17,35 +18,31 @@ BPF_DIR     := $(BUILD)/bpf
 # This fragment is read before libuspin/ and tests/ define their variables:
 # prerequisites name those files by path, recipes may use the variables.
 BPF_SKEL    := $(BPF_DIR)/running_state.skel.h
-# Not RS_LOAD_O: nothing outside this fragment links the loader any more.
 BPF_LOADER_O := $(BUILD)/obj/vdso/bpf/rs_load.o
 USPIN_STATED := $(BUILD)/uspin-stated
-TEST_BPF    := $(BUILD)/test-bpf
-PINGPONG    := $(BUILD)/bpf-pingpong
 
-# Why the BPF side cannot be built here; empty when it can.
+# Why the BPF side cannot be built here; empty when it can (one shell
+# for the three probes: every make parses this).
 BPF_MISSING := $(strip \
   $(if $(USPIN_NO_BPF),USPIN_NO_BPF is set;) \
   $(if $(wildcard $(VMLINUX_BTF)),,no kernel BTF at $(VMLINUX_BTF);) \
-  $(if $(shell command -v $(BPF_CLANG) 2>/dev/null),,no $(BPF_CLANG);) \
-  $(if $(shell command -v $(BPFTOOL) 2>/dev/null),,no bpftool;) \
-  $(if $(shell pkg-config --exists libbpf 2>/dev/null && echo y),,no libbpf (libbpf-dev);))
+  $(if $(USPIN_NO_BPF),,$(shell \
+    command -v $(BPF_CLANG) >/dev/null 2>&1 || echo 'no $(BPF_CLANG);'; \
+    command -v $(BPFTOOL) >/dev/null 2>&1 || echo 'no bpftool;'; \
+    pkg-config --exists libbpf 2>/dev/null || echo 'no libbpf (libbpf-dev);')))
 
 MAN_PAGES += vdso/stated/uspin-stated.8
 LIB_SRCS += vdso/provider_bpf.c
-$(BUILD)/obj/vdso/provider_bpf.o: vdso/bpf/rs_layout.h vdso/stated/proto.h
 
-.PHONY: check-bpf bench-bpf-switch bench-bpf-stated install-bpf
-host-check: check-bpf
+.PHONY: install-bpf uninstall-bpf
 
 ifeq ($(BPF_MISSING),)
-BPF_LDLIBS := $(shell pkg-config --libs libbpf)
-BPF_TARGETS := $(USPIN_STATED) $(TEST_BPF) $(PINGPONG)
-TEST_BPF_SRCS := $(wildcard tests/bpf/*.c)
-BPF_CFLAGS := -target bpf -mcpu=v3 -g -O2 -Wall -Wextra -Wno-unused-parameter -Werror \
+# libbpf.pc's Libs (its Requires are private: static links only).
+BPF_LDLIBS ?= -lbpf
+BPF_CFLAGS := -target bpf -mcpu=v3 -g -O2 -Wall -Wextra -Wno-unused-parameter $(WERROR_FLAG) \
               -D__TARGET_ARCH_x86 -I$(BPF_DIR) -Ivdso/bpf
 
-all: $(BPF_TARGETS)
+PRODUCT_TARGETS += $(USPIN_STATED)
 
 # vmlinux.h describes the build machine's kernel; CO-RE relocates the
 # program to whichever kernel loads it.
@@ -59,42 +56,20 @@ $(BPF_DIR)/running_state.bpf.o: vdso/bpf/running_state.bpf.c vdso/bpf/rs_layout.
 $(BPF_SKEL): $(BPF_DIR)/running_state.bpf.o
 	$(BPFTOOL) gen skeleton $< name running_state_bpf > $@.tmp && mv $@.tmp $@
 
-$(BPF_LOADER_O): vdso/bpf/rs_load.c $(BPF_SKEL) vdso/bpf/rs_load.h vdso/bpf/rs_layout.h
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -I$(BPF_DIR) $(CFLAGS) -c -o $@ $<
+# The skeleton is generated: named here, since no .d file can name it
+# before the first build.
+$(BPF_LOADER_O): $(BPF_SKEL)
+$(BPF_LOADER_O): CPPFLAGS += -I$(BPF_DIR)
 
-$(USPIN_STATED): vdso/stated/uspin-stated.c vdso/stated/proto.h vdso/bpf/rs_load.h \
-		 vdso/bpf/rs_layout.h $(BPF_LOADER_O)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(BPF_LOADER_O) $(BPF_LDLIBS)
-
-# test-bpf links libbpf for its own checks (program ids, BPF stats), never
-# to give libuspin a loader.
-$(TEST_BPF): $(TEST_BPF_SRCS) tests/bpf/test_bpf.h vdso/stated/proto.h $(BUILD)/libuspin.a
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Itests -o $@ $(TEST_BPF_SRCS) \
-	  $(BUILD)/libuspin.a $(BPF_LDLIBS) $(CHECK_LIBS) -pthread
-
-$(PINGPONG): vdso/pingpong.c $(BPF_LOADER_O) $(BUILD)/libuspin.a
-	$(CC) $(CPPFLAGS) -DUSPIN_PINGPONG_BPF $(CFLAGS) -o $@ $< $(BPF_LOADER_O) \
-	  $(BUILD)/libuspin.a $(BPF_LDLIBS) -pthread
-
-check-bpf: $(TEST_BPF) $(USPIN_STATED) $(BUILD)/uspin-info $(BUILD)/test-uspin $(BUILD)/libuspin.so
-	@tests/bpf/run-check-bpf.sh $(BUILD)
-
-bench-bpf-switch: $(PINGPONG)
-	$(PINGPONG) --toggle bpf -r 7
-
-# Attach latency (idle and with 200 silent connections), query cost and
-# the programs' own run time, against a private helper.  Root.
-bench-bpf-stated: $(TEST_BPF) $(USPIN_STATED)
-	@tests/bpf/run-check-bpf.sh $(BUILD) measure
+$(USPIN_STATED): vdso/stated/uspin-stated.c $(BPF_LOADER_O) $(FLAGS_STAMP)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(BPF_LOADER_O) $(BPF_LDLIBS)
 
 install-bpf: $(USPIN_STATED)
-	install -d $(DESTDIR)$(PREFIX)/sbin
-	install -m 755 $(USPIN_STATED) $(DESTDIR)$(PREFIX)/sbin/
+	install -d $(DESTDIR)$(SBINDIR)
+	install -m 755 $(USPIN_STATED) $(DESTDIR)$(SBINDIR)/
 install: install-bpf
-else
-check-bpf:
-	@echo "SKIP: check-bpf: BPF provider not built: $(BPF_MISSING)"
-bench-bpf-switch bench-bpf-stated:
-	@echo "SKIP: $@: BPF provider not built: $(BPF_MISSING)"
 endif
+# Whether or not this build made it.
+uninstall-bpf:
+	rm -f $(DESTDIR)$(SBINDIR)/uspin-stated
+uninstall: uninstall-bpf

@@ -9,7 +9,7 @@
 # Everything lands in $(BUILD)/nptl; nothing is rebuilt unless the tarball
 # (a glibc-source upgrade), the shim headers or this list change.
 
-DEB_PACKAGES += glibc-source
+DEB_TEST += glibc-source
 
 NPTL_DIR      := $(BUILD)/nptl
 NPTL_TARBALL  := $(firstword $(wildcard /usr/src/glibc/glibc-*.tar.xz))
@@ -55,14 +55,15 @@ NPTL_BINS     := $(foreach t,$(NPTL_BUILT),$(NPTL_DIR)/bin/$(firstword $(subst :
 .PHONY: nptl-tests check-nptl check-nptl-runner
 nptl-tests: $(NPTL_BINS)
 
-# The runner's own check (stand-in tests, a few seconds), then the tests.
+# The runner's own check (stand-in tests, a few seconds; make test), then
+# the tests on glibc itself (check-full).
 check-nptl-runner:
 	tests/nptl/test-runner
 
-check-nptl: check-nptl-runner nptl-tests
+check-nptl: nptl-tests
 	NPTL_BUILD=$(NPTL_DIR) NPTL_WRAPPER="$(NPTL_WRAPPER)" tests/nptl/run-nptl-tests
 
-host-check: check-nptl
+TEST_STEPS += check-nptl-runner
 
 # Unpack only what is needed.  The sources keep the tarball's (old) mtimes,
 # so everything downstream depends on this stamp.  The tests only mean
@@ -103,3 +104,44 @@ $(NPTL_DIR)/bin/$(1): $(NPTL_STAMP) $(NPTL_LIBSUPPORT) $(NPTL_SHIM) | $(NPTL_DIR
 	  $(if $(filter %-static,$(1)),-static) -o $$@ $$(NPTL_SRC)/$(2)/$(1).c $$(NPTL_LIBSUPPORT)
 endef
 $(foreach t,$(NPTL_BUILT),$(eval $(call nptl-test-rule,$(firstword $(subst :, ,$(t))),$(word 2,$(subst :, ,$(t))))))
+
+# glibc's own NPTL tests (tests/nptl) under uspin-run, once per policy, each
+# with its own logs (build/nptl/log-dropin-POLICY); NPTL_POLICIES="auto"
+# to run fewer.  None that runs may fail (docs/pthread-dropin.md).  The
+# tests in NPTL_DROPIN_ONCE (300,000 thread creations, ~2 min each) run
+# under the first policy only; NPTL_DROPIN_ONCE= runs them under every one.
+NPTL_POLICIES ?= auto block spin kernel-adaptive user-adaptive
+NPTL_DROPIN_ONCE ?= tst-pthread-timedlock-lockloop
+# glibc's TIMEOUTFACTOR for slow machines: tst-mutex10 (2 M barrier waits
+# of 3 threads on 2 CPUs, TIMEOUT 50 s) takes 28-46 s under the spinning
+# policies here, and went past 50 s while a kernel build shared the CPUs.
+# Its subject is the init/destroy race, not speed: a timeout there says
+# the machine was busy.  The per-test times stay in the summaries.
+NPTL_DROPIN_TIMEOUTFACTOR ?= 2
+.PHONY: check-nptl-dropin
+check-nptl-dropin: nptl-tests $(USPIN_RUN) $(DROPIN_SO)
+	@rc=0; first=1; for p in $(NPTL_POLICIES); do \
+	  tests=; \
+	  if [ $$first = 0 ] && [ -n "$(NPTL_DROPIN_ONCE)" ]; then \
+	    tests=$$(tests/nptl/run-nptl-tests --list | awk '{ print $$1 }' | \
+	      grep -vxF -e $$(echo $(NPTL_DROPIN_ONCE) | sed 's/ / -e /g')); \
+	    echo "nptl-tests under policy $$p: not run again: $(NPTL_DROPIN_ONCE)"; \
+	  fi; first=0; \
+	  TIMEOUTFACTOR=$(NPTL_DROPIN_TIMEOUTFACTOR) \
+	  NPTL_BUILD=$(NPTL_DIR) NPTL_LOG_DIR=$(NPTL_DIR)/log-dropin-$$p \
+	  NPTL_WRAPPER="$(abspath $(USPIN_RUN)) --policy $$p --" \
+	  tests/nptl/run-nptl-tests $$tests >$(NPTL_DIR)/dropin-$$p.out 2>&1 || rc=1; \
+	  grep -E '^(FAIL|UNSUPPORTED|nptl-tests:)' $(NPTL_DIR)/dropin-$$p.out; \
+	done; exit $$rc
+# make check runs them once, under the policy whose path is farthest from
+# glibc's: user-adaptive asks for the owner's running state on every
+# contended lock and spins on it before FUTEX_WAIT (block is glibc's own
+# sleep-at-once, and auto, spin and kernel-adaptive share the bounded
+# spin on a stock kernel: build/uspin-info).  check-full runs all five,
+# and glibc's tests on glibc itself (check-nptl).
+NPTL_CHECK_POLICIES ?= user-adaptive
+.PHONY: check-nptl-dropin-once
+check-nptl-dropin-once:
+	$(MAKE) check-nptl-dropin NPTL_POLICIES="$(NPTL_CHECK_POLICIES)"
+CHECK_STEPS += check-nptl-dropin-once
+FULL_STEPS  += check-nptl check-nptl-dropin

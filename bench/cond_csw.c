@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * cond-csw.c - dropin-cond-csw: context switches per broadcast.
+ * cond_csw.c - make bench-cond-csw: context switches per broadcast.
  * WAITERS threads wait on one condvar for a generation count to move;
  * ROUNDS times, once all of them are asleep in pthread_cond_wait, the main
  * thread bumps the count and broadcasts, holding the mutex or after
@@ -10,9 +10,8 @@
  * thundering herd shows as a second block per waiter (woken, then
  * blocked on the mutex again).  A plain pthread program: run it alone for
  * glibc, under uspin-run for uspin's condvar.
- * Usage: dropin-cond-csw [WAITERS [ROUNDS]]
+ * Usage: bench-cond-csw [WAITERS [ROUNDS]]
  */
-#define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,7 +95,7 @@ int main(int argc, char **argv)
 	nwaiters = argc > 1 ? atoi(argv[1]) : 32;
 	rounds = argc > 2 ? atoi(argv[2]) : 200;
 	if (nwaiters <= 0 || rounds <= 0) {
-		fprintf(stderr, "usage: dropin-cond-csw [WAITERS [ROUNDS]]\n");
+		fprintf(stderr, "usage: bench-cond-csw [WAITERS [ROUNDS]]\n");
 		return 2;
 	}
 	printf("%-22s %3s %6s %8s %8s %8s\n", "mode", "W", "bcasts",
