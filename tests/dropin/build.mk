@@ -35,9 +35,10 @@ $(DROPIN_TEST_DIR)/static-hello: tests/dropin/static_hello.c
 
 # make test runs the suites on glibc and under the policies whose paths
 # differ on a stock kernel (spin and kernel-adaptive take auto's plan
-# there: build/uspin-info); make check runs all five (=all).
+# there: build/uspin-info), and so does make check; check-full runs all
+# five (=all).
 DROPIN_TEST_POLICIES ?= auto block user-adaptive
-CHECK_VARS += DROPIN_TEST_POLICIES=all
+FULL_VARS += DROPIN_TEST_POLICIES=all
 .PHONY: check-dropin check-uspin-run check-apps
 check-dropin: $(DROPIN_TEST) $(DROPIN_TEST_CXX) $(DROPIN_SO) $(USPIN_RUN) $(USPIN_INFO)
 	@$(if $(filter all,$(DROPIN_TEST_POLICIES)),,DROPIN_POLICIES="$(DROPIN_TEST_POLICIES)") \

@@ -112,6 +112,8 @@ $(foreach t,$(NPTL_BUILT),$(eval $(call nptl-test-rule,$(firstword $(subst :, ,$
 # under the first policy only; NPTL_DROPIN_ONCE= runs them under every one.
 NPTL_POLICIES ?= auto block spin kernel-adaptive user-adaptive
 NPTL_DROPIN_ONCE ?= tst-pthread-timedlock-lockloop
+# 0: not even under the first policy (make check).
+NPTL_DROPIN_ONCE_RUN ?= 1
 # glibc's TIMEOUTFACTOR for slow machines: tst-mutex10 (2 M barrier waits
 # of 3 threads on 2 CPUs, TIMEOUT 50 s) takes 28-46 s under the spinning
 # policies here, and went past 50 s while a kernel build shared the CPUs.
@@ -120,12 +122,12 @@ NPTL_DROPIN_ONCE ?= tst-pthread-timedlock-lockloop
 NPTL_DROPIN_TIMEOUTFACTOR ?= 2
 .PHONY: check-nptl-dropin
 check-nptl-dropin: nptl-tests $(USPIN_RUN) $(DROPIN_SO)
-	@rc=0; first=1; for p in $(NPTL_POLICIES); do \
+	@rc=0; first=$(NPTL_DROPIN_ONCE_RUN); for p in $(NPTL_POLICIES); do \
 	  tests=; \
 	  if [ $$first = 0 ] && [ -n "$(NPTL_DROPIN_ONCE)" ]; then \
 	    tests=$$(tests/nptl/run-nptl-tests --list | awk '{ print $$1 }' | \
 	      grep -vxF -e $$(echo $(NPTL_DROPIN_ONCE) | sed 's/ / -e /g')); \
-	    echo "nptl-tests under policy $$p: not run again: $(NPTL_DROPIN_ONCE)"; \
+	    echo "nptl-tests under policy $$p: not run here: $(NPTL_DROPIN_ONCE)"; \
 	  fi; first=0; \
 	  TIMEOUTFACTOR=$(NPTL_DROPIN_TIMEOUTFACTOR) \
 	  NPTL_BUILD=$(NPTL_DIR) NPTL_LOG_DIR=$(NPTL_DIR)/log-dropin-$$p \
@@ -137,11 +139,12 @@ check-nptl-dropin: nptl-tests $(USPIN_RUN) $(DROPIN_SO)
 # glibc's: user-adaptive asks for the owner's running state on every
 # contended lock and spins on it before FUTEX_WAIT (block is glibc's own
 # sleep-at-once, and auto, spin and kernel-adaptive share the bounded
-# spin on a stock kernel: build/uspin-info).  check-full runs all five,
-# and glibc's tests on glibc itself (check-nptl).
+# spin on a stock kernel: build/uspin-info).  The NPTL_DROPIN_ONCE tests
+# (thread creation, ~2 min) wait for check-full, which runs all five
+# policies and glibc's tests on glibc itself (check-nptl).
 NPTL_CHECK_POLICIES ?= user-adaptive
 .PHONY: check-nptl-dropin-once
 check-nptl-dropin-once:
-	$(MAKE) check-nptl-dropin NPTL_POLICIES="$(NPTL_CHECK_POLICIES)"
+	$(MAKE) check-nptl-dropin NPTL_POLICIES="$(NPTL_CHECK_POLICIES)" NPTL_DROPIN_ONCE_RUN=0
 CHECK_STEPS += check-nptl-dropin-once
 FULL_STEPS  += check-nptl check-nptl-dropin
