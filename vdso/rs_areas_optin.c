@@ -7,7 +7,7 @@
  * let inherit the registration.  The per-thread design's counterpart of
  * librs-optin.so, so that "perf bench sched pipe" (two processes, one
  * thread each) runs with the scheduler storing into areas.  For
- * measurements: vdso/pingpong --cmd ... --preload, with --on / --off
+ * measurements: bench/pingpong --cmd ... --preload, with --on / --off
  * creating / removing the flag file below, so that publication is
  * toggled per sample while the program and its environment stay the same.
  *

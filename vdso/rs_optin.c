@@ -4,7 +4,7 @@
  * to opt that process in to the patched kernel's running-state publication
  * (prctl PR_SCHED_RS_ENABLE) before main(), so that its threads and fork
  * children are published (the opt-in does not survive exec, so a wrapper
- * cannot do it).  For measurements: vdso/pingpong --cmd ... --preload.
+ * cannot do it).  For measurements: bench/pingpong --cmd ... --preload.
  * Says why on stderr if it cannot (quietly not while the administrator
  * keeps publication off, EPERM); the program runs either way.
  */
