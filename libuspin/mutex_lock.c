@@ -88,11 +88,19 @@ static int block_futex_lock(uspin_mutex_t *m, uint32_t tid, int adaptive,
  * wakes owning the lock.  A requester that times out withdraws with a CAS;
  * if that fails an unlocker has taken the request and the word is on its
  * way, so it waits for it instead of timing out.  tests/model checks this.
+ *
+ * Only private mutexes hand off (issue 25).  The unlocker writes the
+ * requester's TID while the requester sleeps; a process-shared mutex's
+ * requester can be killed alone before that, and the word would then name
+ * a dead task for good: the kernel's exit-time robust-list walk is over
+ * by then, so even a robust word never gets FUTEX_OWNER_DIED.  A private
+ * mutex's requester dies only with every other user of the mutex.
  */
 static int block_futex_wait(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
 			    const struct timespec *abstime)
 {
 	int shared = mutex_futex_shared(m), asked = 0, promised = 0, r;
+	int may_ask = !(mutex_flags(m) & USPIN_PROCESS_SHARED);
 	uint64_t since = uspin_cycles();
 	uint32_t v;
 
@@ -134,7 +142,7 @@ static int block_futex_wait(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
 				return uspin_after_acquire(m, tid);
 			continue;
 		}
-		if (!asked && !promised &&
+		if (may_ask && !asked && !promised &&
 		    uspin_cycles() - since >= uspin_setup()->handoff_after &&
 		    uatomic_cmpxchg(&m->handoff, 0, tid) == 0) {
 			asked = 1;

@@ -23,6 +23,7 @@ static const struct {
 	{ "process", suite_process },
 	{ "fairness", suite_fairness },
 	{ "cond", suite_cond },
+	{ "kill", suite_kill },
 	{ "vdso-sym", suite_vdso_sym },
 	{ "running-state", suite_running_state },
 };

@@ -109,6 +109,7 @@ Suite *suite_setup(void);
 Suite *suite_process(void);
 Suite *suite_fairness(void);
 Suite *suite_cond(void);
+Suite *suite_kill(void);
 
 /* Helper modes of test-uspin (see test_main.c). */
 int test_setup_info_main(void);

@@ -6,7 +6,8 @@ DROPIN_TEST     := $(BUILD)/test-dropin
 DROPIN_TEST_CXX := $(BUILD)/test-dropin-cxx
 DROPIN_TEST_DIR := $(BUILD)/dropin
 DROPIN_TEST_SRCS := tests/dropin/main.c tests/dropin/kinds.c \
-                    tests/dropin/cond.c tests/dropin/process.c tests/dropin/edges.c
+                    tests/dropin/cond.c tests/dropin/process.c tests/dropin/edges.c \
+                    tests/dropin/kill.c tests/kill_harness.c
 DROPIN_HELPERS := $(DROPIN_TEST_DIR)/libhelper.so $(DROPIN_TEST_DIR)/libhelper-deep.so
 DROPIN_EARLY := $(DROPIN_TEST_DIR)/libearly.so
 DROPIN_TEST_CFLAGS := -O2 -g -std=gnu11 -pthread -Wall -Wextra $(WERROR_FLAG) \
@@ -21,7 +22,7 @@ $(DROPIN_EARLY): tests/dropin/libearly.c
 	@mkdir -p $(dir $@)
 	$(CC) $(DROPIN_TEST_CFLAGS) -fPIC -shared -o $@ $<
 
-$(DROPIN_TEST): $(DROPIN_TEST_SRCS) tests/dropin/util.h $(DROPIN_EARLY) $(DROPIN_HELPERS)
+$(DROPIN_TEST): $(DROPIN_TEST_SRCS) tests/dropin/util.h tests/kill_harness.h $(DROPIN_EARLY) $(DROPIN_HELPERS)
 	$(CC) $(DROPIN_TEST_CFLAGS) -o $@ $(DROPIN_TEST_SRCS) \
 	  -L$(DROPIN_TEST_DIR) -learly -Wl,-rpath,$(abspath $(DROPIN_TEST_DIR)) \
 	  $(CHECK_LIBS) -ldl

@@ -21,6 +21,7 @@ static const struct {
 	{ "cond", suite_cond },
 	{ "process", suite_process },
 	{ "edges", suite_edges },
+	{ "kill", suite_kill },
 };
 
 int main(int argc, char **argv)

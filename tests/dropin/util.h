@@ -113,6 +113,7 @@ int mkind_robust(enum mkind k);
 int mkind_glibc(enum mkind k);		/* priority kinds: glibc runs them */
 
 Suite *suite_kinds(void);
+Suite *suite_kill(void);
 Suite *suite_cond(void);
 Suite *suite_process(void);
 Suite *suite_edges(void);
