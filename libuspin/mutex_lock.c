@@ -17,6 +17,10 @@
  * previous owner died holding it: report EOWNERDEAD, or, if a previous
  * EOWNERDEAD holder unlocked without uspin_mutex_consistent(), hand the
  * word back in its unrecoverable state and wake everybody to learn it.
+ * A process-shared, non-robust word is only marked by the kernel for a
+ * task that died inside a lock or unlock call (list_op_pending,
+ * lock_pending()), outside its critical section: nothing to report and
+ * nobody to call uspin_mutex_consistent(), so the bit just goes.
  */
 int uspin_after_acquire(uspin_mutex_t *m, uint32_t tid)
 {
@@ -24,6 +28,10 @@ int uspin_after_acquire(uspin_mutex_t *m, uint32_t tid)
 
 	if (caa_likely(!(v & FUTEX_OWNER_DIED)))
 		return 0;
+	if ((mutex_flags(m) & USPIN_SLOW_FLAGS) == USPIN_PROCESS_SHARED) {
+		uatomic_and(&m->word, ~FUTEX_OWNER_DIED);
+		return 0;
+	}
 	if (mutex_flags(m) & USPIN_NOTRECOVERABLE) {
 		uatomic_xchg(&m->word, FUTEX_OWNER_DIED);
 		futex_wake(&m->word, INT_MAX, mutex_futex_shared(m));
@@ -208,8 +216,16 @@ int uspin_lock_slow(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
 	return block_futex_wait(m, tid, clock, abstime);
 }
 
-static int lock_robust(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
-		       const struct timespec *abstime, unsigned int mode)
+/*
+ * Robust and process-shared mutexes: list_op_pending names the word for
+ * the whole call, so that if we die inside it the kernel marks a word
+ * that names us FUTEX_OWNER_DIED, and passes on a wake-up we took from a
+ * free word to another waiter: a waiter killed in here never strands the
+ * mutex or the other waiters (issue 25).  Only robust ones are then kept
+ * on the robust list while held.
+ */
+static int lock_pending(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
+			const struct timespec *abstime, unsigned int mode)
 {
 	int r;
 
@@ -218,7 +234,7 @@ static int lock_robust(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
 		r = 0;
 	else
 		r = uspin_lock_slow(m, tid, clock, abstime, mode);
-	if (r == 0 || r == EOWNERDEAD)
+	if ((r == 0 || r == EOWNERDEAD) && mutex_is_robust(m))
 		uspin_robust_enqueue(m);
 	uspin_robust_end();
 	return r;
@@ -229,8 +245,8 @@ int uspin_lock_contended(uspin_mutex_t *m, unsigned int mode, clockid_t clock,
 {
 	uint32_t tid = uspin_self_tid();
 
-	if (mutex_is_robust(m))
-		return lock_robust(m, tid, clock, abstime, mode);
+	if (mutex_flags(m) & USPIN_SLOW_FLAGS)
+		return lock_pending(m, tid, clock, abstime, mode);
 	if (uatomic_cmpxchg(&m->word, 0, tid) == 0)
 		return 0;
 	return uspin_lock_slow(m, tid, clock, abstime, mode);

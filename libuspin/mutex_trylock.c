@@ -28,11 +28,12 @@ int uspin_mutex_trylock(uspin_mutex_t *m)
 	uint32_t tid = uspin_self_tid();
 	int r;
 
-	if (caa_likely(!mutex_is_robust(m)))
+	if (caa_likely(!(mutex_flags(m) & USPIN_SLOW_FLAGS)))
 		return trylock_word(m, tid);
+	/* Robust and process-shared: as lock_pending() (mutex_lock.c). */
 	uspin_robust_begin(m);
 	r = trylock_word(m, tid);
-	if (r == 0 || r == EOWNERDEAD)
+	if ((r == 0 || r == EOWNERDEAD) && mutex_is_robust(m))
 		uspin_robust_enqueue(m);
 	uspin_robust_end();
 	return r;

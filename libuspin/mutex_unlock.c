@@ -45,10 +45,12 @@ void uspin_release_word(uspin_mutex_t *m, uint32_t tid)
 		futex_wake(&m->word, 1, shared);
 }
 
-static int unlock_robust(uspin_mutex_t *m, uint32_t tid)
+/* Robust and process-shared: as lock_pending() (mutex_lock.c). */
+static int unlock_pending(uspin_mutex_t *m, uint32_t tid)
 {
 	uspin_robust_begin(m);
-	uspin_robust_dequeue(m);
+	if (mutex_is_robust(m))
+		uspin_robust_dequeue(m);
 	if (uatomic_cmpxchg(&m->word, tid, 0) != tid)
 		uspin_release_word(m, tid);
 	uspin_robust_end();
@@ -66,8 +68,8 @@ int uspin_unlock_contended(uspin_mutex_t *m, unsigned int mode)
 		uspin_release_word(m, tid);
 		return 0;
 	}
-	if (mutex_is_robust(m))
-		return unlock_robust(m, tid);
+	if (mutex_flags(m) & USPIN_SLOW_FLAGS)
+		return unlock_pending(m, tid);
 	if (uatomic_cmpxchg(&m->word, tid, 0) != tid)
 		uspin_release_word(m, tid);
 	return 0;

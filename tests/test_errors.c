@@ -162,6 +162,35 @@ START_TEST(trylock_and_timedlock_take_over_dead_owner)
 }
 END_TEST
 
+/*
+ * A process-shared, non-robust word gets FUTEX_OWNER_DIED only from a task
+ * killed inside lock or unlock (list_op_pending, issue 25): never inside
+ * its critical section, so every way in takes it over without EOWNERDEAD.
+ */
+START_TEST(shared_takes_over_word_of_task_dead_in_a_call)
+{
+	unsigned int p = _i % NR_POLICIES, w = _i / NR_POLICIES;
+	struct timespec ts = deadline_in(CLOCK_REALTIME, 100000000);
+	uspin_mutex_t m;
+
+	ck_assert_int_eq(uspin_mutex_init(&m, all_policies[p] |
+					  USPIN_PROCESS_SHARED), 0);
+	m.word = dead_words[w];
+	ck_assert_int_eq(uspin_mutex_lock(&m), 0);
+	ck_assert_uint_eq(m.word & ~FUTEX_WAITERS, test_gettid());
+	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
+	m.word = dead_words[w];
+	ck_assert_int_eq(uspin_mutex_trylock(&m), 0);
+	ck_assert_uint_eq(m.word & ~FUTEX_WAITERS, test_gettid());
+	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
+	m.word = dead_words[w];
+	ck_assert_int_eq(uspin_mutex_timedlock(&m, &ts), 0);
+	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
+	ck_assert_uint_eq(m.word, 0);
+	ck_assert_int_eq(uspin_mutex_consistent(&m), EINVAL);
+}
+END_TEST
+
 START_TEST(unlock_without_consistent_is_not_recoverable)
 {
 	uspin_mutex_t m;
@@ -197,6 +226,8 @@ Suite *suite_errors(void)
 	tcase_add_test(tc, consistent_needs_owner_died);
 	tcase_add_loop_test(tc, lock_takes_over_dead_owner, 0, NR_POLICIES * 2);
 	tcase_add_test(tc, trylock_and_timedlock_take_over_dead_owner);
+	tcase_add_loop_test(tc, shared_takes_over_word_of_task_dead_in_a_call, 0,
+			    NR_POLICIES * 2);
 	tcase_add_loop_test(tc, unlock_without_consistent_is_not_recoverable,
 			    0, NR_POLICIES);
 	suite_add_tcase(s, tc);

@@ -7,12 +7,18 @@
  * the critical section is reported by EOWNERDEAD exactly once and the
  * record is never seen torn without it.  Not robust: only waiters die,
  * and the mutex and the other waiters go on.  Either way the parent
- * takes the mutex at the end within a deadline.  The wait protocol
+ * takes the mutex at the end within a deadline.  Then a killed waiter
+ * that was woken on a free word before it retried.  The wait protocol
  * is the process's (USPIN_WAIT=futex-wait for FUTEX_WAIT on a patched
  * kernel); the policies are one that blocks at once and one that spins.
  */
 #include <errno.h>
+#include <linux/futex.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <urcu/uatomic.h>
 
 #include "kill_harness.h"
 #include "test_util.h"
@@ -101,6 +107,87 @@ START_TEST(shared_waiters_killed)
 }
 END_TEST
 
+/*
+ * The waiter a FUTEX_WAIT unlock woke is killed before it retries: the
+ * word is free without FUTEX_WAITERS, and unless its death passes the
+ * wake-up on (the kernel does for the word named in list_op_pending), the
+ * other waiter sleeps for good.  Two sleepers, the woken one killed half
+ * of the time; the other must get the mutex within a deadline.
+ */
+struct woken_area {
+	uspin_mutex_t m;
+	int ready;
+};
+
+static void woken_child(struct woken_area *a)
+{
+	int r;
+
+	uatomic_inc(&a->ready);
+	r = uspin_mutex_lock(&a->m);
+	if (r == EOWNERDEAD)
+		r = uspin_mutex_consistent(&a->m);
+	_exit(r == 0 && uspin_mutex_unlock(&a->m) == 0 ? 0 : 1);
+}
+
+/* Has @pid exited within @ns? 1 (status in *st), else 0. */
+static int exits_within(pid_t pid, int64_t ns, int *st)
+{
+	int64_t until = now_on(CLOCK_MONOTONIC) + ns;
+
+	do {
+		if (waitpid(pid, st, WNOHANG) == pid)
+			return 1;
+		usleep(1000);
+	} while (now_on(CLOCK_MONOTONIC) < until);
+	return 0;
+}
+
+START_TEST(shared_woken_waiter_killed)
+{
+	unsigned int flags = USPIN_PROCESS_SHARED | USPIN_POLICY_BLOCK |
+			     (_i ? USPIN_ROBUST : 0);
+	struct woken_area *a = mmap(NULL, sizeof(*a), PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int rounds = (int)test_scaled(40), round, i, st, stuck = 0;
+	pid_t kids[2];
+
+	ck_assert_ptr_ne(a, MAP_FAILED);
+	for (round = 0; round < rounds && !stuck; round++) {
+		ck_assert_int_eq(uspin_mutex_init(&a->m, flags), 0);
+		a->ready = 0;
+		ck_assert_int_eq(uspin_mutex_lock(&a->m), 0);
+		for (i = 0; i < 2; i++) {
+			kids[i] = fork();
+			ck_assert_int_ge(kids[i], 0);
+			if (kids[i] == 0)
+				woken_child(a);
+			/* The first sleeps before the second: FIFO wake-up. */
+			while (uatomic_read(&a->ready) <= i)
+				usleep(100);
+			usleep(10000);
+		}
+		ck_assert_uint_ne(a->m.word & FUTEX_WAITERS, 0);
+		ck_assert_int_eq(uspin_mutex_unlock(&a->m), 0);
+		kill(kids[round & 1], SIGKILL);
+		ck_assert_int_eq(waitpid(kids[round & 1], &st, 0), kids[round & 1]);
+		if (!exits_within(kids[!(round & 1)], 2 * NSEC_PER_SEC, &st)) {
+			stuck = round + 1;
+			kill(kids[!(round & 1)], SIGKILL);
+			waitpid(kids[!(round & 1)], &st, 0);
+		} else {
+			ck_assert_int_eq(WIFEXITED(st) && WEXITSTATUS(st) == 0, 1);
+		}
+	}
+	if (stuck)
+		printf("kill woken %s: round %d: the other waiter slept on (word %#x)\n",
+		       _i ? "robust" : "shared", stuck, a->m.word);
+	fflush(stdout);
+	ck_assert_int_eq(stuck, 0);
+	munmap(a, sizeof(*a));
+}
+END_TEST
+
 Suite *suite_kill(void)
 {
 	Suite *s = suite_create("kill");
@@ -110,6 +197,7 @@ Suite *suite_kill(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, robust_killed_anywhere, 0, n);
 	tcase_add_loop_test(tc, shared_waiters_killed, 0, n);
+	tcase_add_loop_test(tc, shared_woken_waiter_killed, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
