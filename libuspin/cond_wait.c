@@ -80,7 +80,14 @@ static void join(struct cond_waiter *w)
 
 	if (pshared || (m && mutex_futex_shared(m)))
 		want |= STATE_FUTEX_SHARED;
-	if (m)
+	/*
+	 * Never onto a process-shared mutex (issue 25): a requeued waiter
+	 * sleeps on its word outside any lock call, so if its process is
+	 * killed after an unlock woke it, the wake-up dies with it and the
+	 * other processes' waiters sleep on.  Woken here instead, it relocks
+	 * inside the lock call, where list_op_pending passes it on.
+	 */
+	if (m && !(mutex_flags(m) & USPIN_PROCESS_SHARED))
 		want |= STATE_REQUEUE_OK;
 
 	cond_lock(c);
@@ -95,7 +102,8 @@ static void join(struct cond_waiter *w)
 	}
 	c->state = st;
 	w->shared = (st & STATE_FUTEX_SHARED) != 0;
-	w->requeuable = m && !w->shared == !mutex_futex_shared(m);
+	w->requeuable = (want & STATE_REQUEUE_OK) &&
+			!w->shared == !mutex_futex_shared(m);
 	w->gen = c->gen;
 	w->slot = (unsigned int)w->gen & 1;
 	w->seq = c->seq[w->slot];

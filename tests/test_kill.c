@@ -7,8 +7,9 @@
  * the critical section is reported by EOWNERDEAD exactly once and the
  * record is never seen torn without it.  Not robust: only waiters die,
  * and the mutex and the other waiters go on.  Either way the parent
- * takes the mutex at the end within a deadline.  Then a killed waiter
- * that was woken on a free word before it retried.  The wait protocol
+ * takes the mutex at the end within a deadline.  Then the two ways a
+ * killed waiter could take a wake-up with it: woken on a free word before
+ * it retried, and requeued onto the word by a condvar.  The wait protocol
  * is the process's (USPIN_WAIT=futex-wait for FUTEX_WAIT on a patched
  * kernel); the policies are one that blocks at once and one that spins.
  */
@@ -16,6 +17,7 @@
 #include <linux/futex.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <urcu/uatomic.h>
@@ -188,6 +190,104 @@ START_TEST(shared_woken_waiter_killed)
 }
 END_TEST
 
+/*
+ * A private condvar used with a process-shared mutex: a waiter its signal
+ * requeued onto the mutex word sleeps there outside any lock call, so if
+ * its process dies right after an unlock woke it, nobody passes the
+ * wake-up on and a waiter of another process sleeps for good.  The
+ * signalling thread unlocks and kills its own process at once.
+ */
+struct requeue_area {
+	uspin_mutex_t m;
+	int waiting, signalled, go, w_ready;
+};
+
+static struct requeue_area *rq_area;
+static uspin_cond_t rq_cond;	/* private: in the signaller's process */
+
+static void *rq_waiter(void *arg)
+{
+	struct requeue_area *a = rq_area;
+
+	if (uspin_mutex_lock(&a->m) != 0)
+		_exit(2);
+	uatomic_set(&a->waiting, 1);
+	uspin_cond_wait(&rq_cond, &a->m);	/* never returns: killed */
+	uspin_mutex_unlock(&a->m);
+	return arg;
+}
+
+static void rq_signaller(void)
+{
+	struct requeue_area *a = rq_area;
+	pthread_t t;
+
+	uspin_cond_init(&rq_cond, 0);
+	if (pthread_create(&t, NULL, rq_waiter, NULL) != 0)
+		_exit(3);
+	while (!uatomic_read(&a->waiting))
+		usleep(100);
+	/* Ours once the waiter has released it inside the wait. */
+	if (uspin_mutex_lock(&a->m) != 0)
+		_exit(4);
+	uspin_cond_signal(&rq_cond);
+	uatomic_set(&a->signalled, 1);
+	while (!uatomic_read(&a->go))
+		usleep(100);
+	uspin_mutex_unlock(&a->m);
+	kill(getpid(), SIGKILL);
+	_exit(5);
+}
+
+START_TEST(shared_mutex_requeued_waiter_killed)
+{
+	struct requeue_area *a = mmap(NULL, sizeof(*a), PROT_READ | PROT_WRITE,
+				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int rounds = (int)test_scaled(10), round, st, stuck = 0;
+	pid_t p, w;
+
+	ck_assert_ptr_ne(a, MAP_FAILED);
+	rq_area = a;
+	for (round = 0; round < rounds && !stuck; round++) {
+		memset(a, 0, sizeof(*a));
+		ck_assert_int_eq(uspin_mutex_init(&a->m, USPIN_PROCESS_SHARED |
+						  USPIN_POLICY_BLOCK), 0);
+		p = fork();
+		ck_assert_int_ge(p, 0);
+		if (p == 0)
+			rq_signaller();
+		while (!uatomic_read(&a->signalled))
+			usleep(100);
+		/* A waiter of another process, queued behind the requeued one. */
+		w = fork();
+		ck_assert_int_ge(w, 0);
+		if (w == 0) {
+			uatomic_set(&a->w_ready, 1);
+			_exit(uspin_mutex_lock(&a->m) == 0 &&
+			      uspin_mutex_unlock(&a->m) == 0 ? 0 : 1);
+		}
+		while (!uatomic_read(&a->w_ready))
+			usleep(100);
+		usleep(20000);
+		uatomic_set(&a->go, 1);
+		ck_assert_int_eq(waitpid(p, &st, 0), p);
+		ck_assert_int_eq(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, 1);
+		if (!exits_within(w, 2 * NSEC_PER_SEC, &st)) {
+			stuck = round + 1;
+			printf("kill requeued: round %d: the other process's waiter "
+			       "slept on (word %#x)\n", stuck, a->m.word);
+			fflush(stdout);
+			kill(w, SIGKILL);
+			waitpid(w, &st, 0);
+		} else {
+			ck_assert_int_eq(WIFEXITED(st) && WEXITSTATUS(st) == 0, 1);
+		}
+	}
+	ck_assert_int_eq(stuck, 0);
+	munmap(a, sizeof(*a));
+}
+END_TEST
+
 Suite *suite_kill(void)
 {
 	Suite *s = suite_create("kill");
@@ -198,6 +298,7 @@ Suite *suite_kill(void)
 	tcase_add_loop_test(tc, robust_killed_anywhere, 0, n);
 	tcase_add_loop_test(tc, shared_waiters_killed, 0, n);
 	tcase_add_loop_test(tc, shared_woken_waiter_killed, 0, 2);
+	tcase_add_test(tc, shared_mutex_requeued_waiter_killed);
 	suite_add_tcase(s, tc);
 	return s;
 }
