@@ -1,7 +1,8 @@
 #!/bin/sh
 # check-library.sh OUTDIR - verify library.pml (libuspin's own rules on the
 # stock-kernel path: trylock, spinner slot, handoff, owner death,
-# ENOTRECOVERABLE, timed waits) in every configuration.
+# ENOTRECOVERABLE, timed waits, process-shared waiters killed) in every
+# configuration.
 #
 # make check runs each thread's single attempt (K=1: every attempt still
 # meets every other in every order; 0.1-0.9 M states, a few seconds each).
@@ -18,6 +19,10 @@ check lib               ok "-DK=1"
 check lib-timeouts      ok "-DK=1 -DTIMEOUTS"
 check lib-death         ok "-DK=1 -DDEATH"
 check lib-death-timeouts ok "-DK=1 -DTIMEOUTS -DDEATH"
+# Process-shared (issue 25): a waiter killed asleep, woken, handed the
+# word or just after taking it never strands the mutex or the others.
+check lib-shared-wdeath ok "-DK=1 -DSHARED -DWDEATH"
+check lib-shared-wdeath-timeouts ok "-DK=1 -DSHARED -DWDEATH -DTIMEOUTS"
 # Liveness: no cycle without progress (the promised wait, retries).
 check lib-progress      ok "-DK=1 -DTIMEOUTS -DDEATH" "-DNP" "-l"
 if [ "${FULL:-0}" = 1 ]; then
@@ -32,6 +37,8 @@ check neg-handoff-read   "assertion violated" "-DK=1 -DTIMEOUTS -DNEG_HANDOFF_RE
 check neg-handoff-no-w   "invalid end state"  "-DK=1 -DNEG_HANDOFF_NO_W"
 check neg-notrec-nowake  "invalid end state"  "-DK=1 -DDEATH -DNEG_NO_NOTREC_WAKE"
 check neg-wake-one-handoff "invalid end state" "-DK=1 -DNEG_WAKE_ONE_HANDOFF"
+check neg-shared-handoff "invalid end state" "-DK=1 -DSHARED -DWDEATH -DNEG_SHARED_HANDOFF"
+check neg-no-pending     "invalid end state"  "-DK=1 -DSHARED -DWDEATH -DNEG_NO_PENDING"
 
 echo "model (library): $pass passed, $fail failed ($(( $(date +%s) - start )) s)"
 [ $fail -eq 0 ]

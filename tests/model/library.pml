@@ -26,6 +26,14 @@
  *   DEATH       thread 3 dies holding the lock in its last attempt; the
  *               kernel marks the word OWNER_DIED and wakes one waiter
  *   K           attempts per thread (default 2)
+ *   SHARED      a process-shared mutex (issue 25): a waiter may die alone,
+ *               so it never asks for a handoff; list_op_pending names the
+ *               word through every lock and unlock call; a FUTEX_OWNER_DIED
+ *               word of a non-robust mutex is taken over silently
+ *   WDEATH      thread 3 may be killed while it waits: asleep, woken but
+ *               not yet retried, handed the word, or just after taking it.
+ *               The kernel (list_op_pending) then marks a word that names
+ *               it and wakes one waiter, or wakes one if the word is free
  * Negative controls, each must fail:
  *   NEG_WITHDRAW_STORE  a timed-out requester withdraws with a plain store
  *                       instead of a CAS (it may be handed the lock anyway)
@@ -37,6 +45,13 @@
  *   NEG_WAKE_ONE_HANDOFF  the handoff wakes one USPIN_WAKE_HANDOFF waiter:
  *                       the next requester may sleep there too, and get
  *                       the wake-up meant for the thread handed the word
+ *   NEG_SHARED_HANDOFF  with SHARED: waiters still ask for the handoff (the
+ *                       old rule): a requester killed in its sleep is
+ *                       handed the word after its exit, which names it
+ *                       for good
+ *   NEG_NO_PENDING      with SHARED: list_op_pending is not set, so a
+ *                       killed waiter's death does nothing (a woken
+ *                       waiter takes the wake-up with it)
  */
 
 #ifndef K
@@ -90,6 +105,38 @@ inline cas(old, new)
 		:: else -> ok = 0; v = word
 		fi
 	}
+}
+
+#if defined(SHARED) && !defined(NEG_SHARED_HANDOFF)
+#define MAY_ASK	0
+#else
+#define MAY_ASK	1
+#endif
+
+/*
+ * The kernel at the death of waiter @me whose list_op_pending names the
+ * word (handle_futex_death(), HANDLE_DEATH_PENDING): a word naming it is
+ * marked and a waiter woken if WAITERS is set; a free word gets one wake-up
+ * passed on; a word owned by another is left alone.
+ */
+inline waiter_dies(me)
+{
+#ifndef NEG_NO_PENDING
+	atomic {
+		if
+		:: (word & TIDM) == me ->
+			word = (word & WBIT) | ODBIT; ok = (word & WBIT) != 0
+		:: (word & TIDM) == 0 -> ok = 1
+		:: else -> ok = 0
+		fi
+	}
+	if
+	:: ok -> wake_one(ANY)
+	:: else
+	fi
+#else
+	skip
+#endif
 }
 
 /* The kernel at the death of thread @me (exit_robust_list). */
@@ -168,6 +215,12 @@ lock:
 		fi
 	fi;
 B_loop:
+#ifdef WDEATH
+	if
+	:: me == 3 -> goto waiter_killed	/* woken, handed, asked */
+	:: skip
+	fi;
+#endif
 	v = word;
 	if
 	:: (v & TIDM) == me -> goto after_acquire	/* handed over */
@@ -205,7 +258,7 @@ B_loop:
 	fi;
 	/* owned by another thread: ask for a handoff (blocked long enough) */
 	if
-	:: !asked && !promised ->
+	:: MAY_ASK && !asked && !promised ->
 		atomic {
 			if
 			:: handoff == 0 -> handoff = me; asked = 1
@@ -240,6 +293,10 @@ B_loop:
 	if
 	:: !queued[me]
 	:: atomic { timed && !promised && queued[me] -> queued[me] = 0; tmo = 1 }
+#ifdef WDEATH
+	:: atomic { me == 3 && queued[me] -> queued[me] = 0 };
+		goto waiter_killed		/* killed in its sleep */
+#endif
 	fi;
 	if
 	:: tmo ->
@@ -270,9 +327,23 @@ timed_out:
 	assert((word & TIDM) != me);	/* ETIMEDOUT while owning: leaked */
 	goto next;
 
+waiter_killed:
+	waiter_dies(me);
+	goto finish;
+
 	/* ---- uspin_after_acquire(): we own the word ---- */
 after_acquire:
+#ifdef WDEATH
 	if
+	:: me == 3 -> goto waiter_killed	/* still inside the lock call */
+	:: skip
+	fi;
+#endif
+	if
+#ifdef SHARED
+	:: word & ODBIT ->			/* died inside a call: no report */
+		atomic { word = word & ~ODBIT }
+#else
 	:: word & ODBIT ->
 		if
 		:: notrec ->
@@ -286,6 +357,7 @@ after_acquire:
 		:: atomic { word = word & ~ODBIT }
 		:: skip
 		fi
+#endif
 	:: else
 	fi;
 acquired:
