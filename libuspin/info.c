@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "mutex_impl.h"
@@ -70,4 +71,28 @@ int uspin_tid_running(pid_t tid)
 		break;
 	}
 	return -1;
+}
+
+int uspin_spin_parameters(struct uspin_spin_parameters *p, size_t size)
+{
+	const struct uspin_setup *s;
+	struct uspin_spin_parameters out;
+
+	if (!p || size == 0)
+		return EINVAL;
+	uspin_setup_run();
+	s = uspin_setup();
+	memset(&out, 0, sizeof(out));
+	out.cap_ns = uspin_cycles_to_ns(s->spin_cap);
+	out.cap_from_env = s->spin_cap_from_env;
+	out.max_spinners = s->max_spinners;
+	out.preempt_gap_ns = uspin_cycles_to_ns(s->preempt_gap);
+	out.blind_min_ns = uspin_cycles_to_ns(s->spin_min);
+	out.blind_max_ns = uspin_cycles_to_ns(s->spin_max);
+	out.learned_max_ns = uspin_cycles_to_ns(s->user_spin_max);
+	out.handoff_after_ns = uspin_cycles_to_ns(s->handoff_after);
+	memcpy(p, &out, size < sizeof(out) ? size : sizeof(out));
+	if (size > sizeof(out))
+		memset((char *)p + sizeof(out), 0, size - sizeof(out));
+	return 0;
 }

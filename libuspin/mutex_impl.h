@@ -116,12 +116,28 @@ struct uspin_setup {
 	enum uspin_cycles_quality cycles_quality;
 	/* Spin budgets and the handoff threshold, in cycles. */
 	uint64_t spin_min, spin_max, user_spin_max, handoff_after;
+	/*
+	 * Spinning on a running owner (spin.c): the safety cap (0: none),
+	 * the gap between two reads of the word that means the spinner
+	 * itself was descheduled, both in cycles, and how many waiters may
+	 * spin on one mutex at a time.
+	 */
+	uint64_t spin_cap, preempt_gap;
+	int spin_cap_from_env;
+	unsigned int max_spinners;
 };
 extern struct uspin_setup uspin_setup_state USPIN_HIDDEN;
 
 static inline const struct uspin_setup *uspin_setup(void)
 {
 	return &uspin_setup_state;
+}
+
+static inline uint64_t uspin_cycles_to_ns(uint64_t cycles)
+{
+	uint64_t per_us = uspin_setup_state.cycles_per_us;
+
+	return per_us ? cycles * 1000 / per_us : 0;
 }
 
 /* Acquire: the results are visible once done reads 1. */
@@ -144,8 +160,10 @@ enum uspin_wait_kind {
 };
 enum uspin_spin_kind {
 	SPIN_NONE,
-	SPIN_BOUNDED,		/* self-tuning budget */
-	SPIN_OWNER_RUNNING,	/* while the running-state provider says ON */
+	SPIN_BOUNDED,		/* blind, a learned budget (2-40 us) */
+	SPIN_OWNER_RUNNING,	/* while the provider says ON, up to the cap */
+	SPIN_OWNER_LEARNED,	/* the same within v2's learned budget */
+	SPIN_CAPPED,		/* blind, up to the cap */
 };
 struct uspin_plan {
 	enum uspin_spin_kind spin;
@@ -159,12 +177,22 @@ struct uspin_stats {
 	uint64_t slow_paths, spin_phases, spin_acquired;
 	uint64_t spin_cycles_acquired, spin_cycles_wasted;
 	uint64_t spin_owner_off, spin_refused, blocks, handoffs;
+	uint64_t spin_preempted, spin_budget_ended, passed_to_spinner;
 };
 extern USPIN_TLS struct uspin_stats uspin_stats USPIN_HIDDEN;
 
-/* ---- spin.c: the spin phase; returns 1 once it owns the word ---- */
-int uspin_spin(uspin_mutex_t *m, uint32_t tid, enum uspin_spin_kind kind,
+/*
+ * ---- spin.c: the spin phase; returns 1 once it owns the word ----
+ * A free word is taken as word | @take: the caller's TID, plus
+ * FUTEX_WAITERS for a waiter that has slept (others may still sleep).
+ */
+int uspin_spin(uspin_mutex_t *m, uint32_t take, enum uspin_spin_kind kind,
 	       uint64_t deadline) USPIN_HIDDEN;
+/*
+ * The unlocker of a private mutex whose word says others sleep: 1 if it
+ * left the word free for a spinner instead of waking a sleeper.
+ */
+int uspin_pass_to_spinner(uspin_mutex_t *m, uint32_t tid) USPIN_HIDDEN;
 
 /* ---- mutex_lock.c, mutex_unlock.c: past the inline fast paths ---- */
 int uspin_lock_contended(uspin_mutex_t *m, unsigned int mode, clockid_t clock,

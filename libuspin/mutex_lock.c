@@ -97,6 +97,10 @@ static int block_futex_lock(uspin_mutex_t *m, uint32_t tid, int adaptive,
  * if that fails an unlocker has taken the request and the word is on its
  * way, so it waits for it instead of timing out.  tests/model checks this.
  *
+ * A woken waiter that finds the lock taken spins again (@spin, as the
+ * kernel's woken mutex waiter does) before it sleeps again, unless it
+ * asked for a handoff: then the lock comes to it.
+ *
  * Only private mutexes hand off (issue 25).  The unlocker writes the
  * requester's TID while the requester sleeps; a process-shared mutex's
  * requester can be killed alone before that, and the word would then name
@@ -104,12 +108,14 @@ static int block_futex_lock(uspin_mutex_t *m, uint32_t tid, int adaptive,
  * by then, so even a robust word never gets FUTEX_OWNER_DIED.  A private
  * mutex's requester dies only with every other user of the mutex.
  */
-static int block_futex_wait(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
-			    const struct timespec *abstime)
+static int block_futex_wait(uspin_mutex_t *m, uint32_t tid,
+			    enum uspin_spin_kind spin, uint64_t deadline,
+			    clockid_t clock, const struct timespec *abstime)
 {
-	int shared = mutex_futex_shared(m), asked = 0, promised = 0, r;
+	int shared = mutex_futex_shared(m), asked = 0, promised = 0, woken = 0;
 	int may_ask = !(mutex_flags(m) & USPIN_PROCESS_SHARED);
 	uint64_t since = uspin_cycles();
+	int r;
 	uint32_t v;
 
 	for (;;) {
@@ -156,6 +162,12 @@ static int block_futex_wait(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
 			asked = 1;
 			continue;	/* look at the word again */
 		}
+		if (woken && spin != SPIN_NONE && !asked && !promised) {
+			woken = 0;
+			if (uspin_spin(m, tid | FUTEX_WAITERS, spin, deadline))
+				return 0;
+			continue;
+		}
 		if (!(v & FUTEX_WAITERS)) {
 			if (uatomic_cmpxchg(&m->word, v, v | FUTEX_WAITERS) != v)
 				continue;
@@ -173,6 +185,7 @@ static int block_futex_wait(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
 			promised = 1;
 		}
 		/* 0 (woken), EAGAIN (word moved), EINTR: look again. */
+		woken = r == 0;
 	}
 }
 
@@ -203,7 +216,7 @@ int uspin_lock_slow(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
 	deadline = cycles_deadline(clock, abstime);
 	plan = uspin_plan_for(m);
 	if (plan.spin != SPIN_NONE && uspin_spin(m, tid, plan.spin, deadline))
-		return 0;
+		return 0;	/* spinners never take a dead owner's word */
 
 	switch (plan.wait) {
 	case WAIT_FUTEX_LOCK:
@@ -213,7 +226,7 @@ int uspin_lock_slow(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
 	case WAIT_FUTEX_WAIT:
 		break;
 	}
-	return block_futex_wait(m, tid, clock, abstime);
+	return block_futex_wait(m, tid, plan.spin, deadline, clock, abstime);
 }
 
 /*

@@ -2,8 +2,9 @@
 /*
  * mutex_unlock.c - one CAS TID -> 0 when nobody waits (a plain store while
  * the process is single-threaded); otherwise hand the word to a waiter
- * that asked for it, or let the kernel release it (FUTEX_UNLOCK, which
- * may hand it over itself), or clear it and wake one waiter, which retries.
+ * that asked for it, or leave it to a waiter that spins, or let the kernel
+ * release it (FUTEX_UNLOCK, which may hand it over itself), or clear it and
+ * wake one waiter, which retries.
  */
 #include <errno.h>
 
@@ -38,6 +39,9 @@ void uspin_release_word(uspin_mutex_t *m, uint32_t tid)
 		futex_wake_bitset(&m->word, INT_MAX, USPIN_WAKE_HANDOFF, shared);
 		return;
 	}
+	/* Others sleep, but a waiter spins: the word goes to it (spin.c). */
+	if (!shared && (v & FUTEX_WAITERS) && uspin_pass_to_spinner(m, tid))
+		return;
 	if (uspin_setup()->futex_unlock && !uspin_force_stock_kernel &&
 	    WORD_TID(v) == tid && futex_unlock_op(&m->word, shared) == 0)
 		return;

@@ -12,6 +12,8 @@ static const char *const policy_names[USPIN_POLICY_COUNT] = {
 	[USPIN_POLICY_SPIN_BOUNDED] = "spin",
 	[USPIN_POLICY_KERNEL_ADAPTIVE] = "kernel-adaptive",
 	[USPIN_POLICY_USER_ADAPTIVE] = "user-adaptive",
+	[USPIN_POLICY_USER_ADAPTIVE_BOUNDED] = "user-adaptive-bounded",
+	[USPIN_POLICY_SPIN_CAPPED] = "spin-capped",
 };
 
 const char *uspin_policy_name(enum uspin_policy policy)
@@ -58,6 +60,12 @@ struct uspin_plan uspin_plan_for(const uspin_mutex_t *m)
 		break;
 	case USPIN_POLICY_USER_ADAPTIVE:
 		plan.spin = SPIN_OWNER_RUNNING;
+		break;
+	case USPIN_POLICY_USER_ADAPTIVE_BOUNDED:
+		plan.spin = SPIN_OWNER_LEARNED;
+		break;
+	case USPIN_POLICY_SPIN_CAPPED:
+		plan.spin = SPIN_CAPPED;
 		break;
 	case USPIN_POLICY_AUTO:	/* resolved above; never here */
 	case USPIN_POLICY_BLOCK:

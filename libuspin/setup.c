@@ -35,6 +35,16 @@ __thread uint64_t uspin_cycles_fallback __attribute__((tls_model("initial-exec")
 #define SPIN_MAX_NS		40000u
 #define USER_SPIN_MAX_NS	200000u
 #define HANDOFF_AFTER_NS	1000000u
+/*
+ * Spinning on a running owner (spin.c).  The cap only guards against a
+ * provider that says ON wrongly or an owner that never lets go; 5 ms is
+ * five times the longest hold the evaluation measures (docs/design.md).
+ * A gap of 50 us between two reads of the word is more than an interrupt
+ * takes (a few us; tens under TCG) and less than any scheduler slice
+ * (0.75 ms and up): the spinner's CPU was given to someone else.
+ */
+#define SPIN_CAP_US		5000u
+#define PREEMPT_GAP_NS		50000u
 /* Where nothing tells us the rate of the time base. */
 #define NOMINAL_CYCLES_PER_US	2000u
 
@@ -175,6 +185,38 @@ static void calibrate(struct uspin_setup *s)
 	s->spin_max = SPIN_MAX_NS * per_us / 1000;
 	s->user_spin_max = USER_SPIN_MAX_NS * per_us / 1000;
 	s->handoff_after = HANDOFF_AFTER_NS * per_us / 1000;
+	s->spin_cap = (uint64_t)SPIN_CAP_US * per_us;
+	s->preempt_gap = PREEMPT_GAP_NS * per_us / 1000;
+}
+
+/* As many spinners as can run beside the owner, at least one. */
+static unsigned int max_spinners(unsigned int ncpus)
+{
+	return ncpus <= 2 ? 1 : ncpus - 1 > 255 ? 255 : ncpus - 1;
+}
+
+/*
+ * USPIN_SPIN_CAP_US=N replaces the cap of user-adaptive and spin-capped
+ * (0: none, spin as long as the owner runs); a bad value is reported.
+ */
+static void read_spin_cap_env(struct uspin_setup *s)
+{
+	const char *env = getenv("USPIN_SPIN_CAP_US");
+	unsigned long long us;
+	char *end;
+
+	if (!env || !*env)
+		return;
+	errno = 0;
+	us = strtoull(env, &end, 10);
+	if (*end || errno || env[0] == '-' || us > 60ull * 1000000) {
+		fprintf(stderr,
+			"uspin: USPIN_SPIN_CAP_US=%s is not a number of microseconds up to 60000000; using %u\n",
+			env, SPIN_CAP_US);
+		return;
+	}
+	s->spin_cap = us * s->cycles_per_us;
+	s->spin_cap_from_env = 1;
 }
 
 static int parse_policy(const char *s, enum uspin_policy *p)
@@ -212,7 +254,7 @@ static void read_policy_env(struct uspin_setup *s)
 		return;
 	if (parse_policy(env, &p) != 0)
 		fprintf(stderr,
-			"uspin: USPIN_POLICY=%s is not one of auto|block|spin|kernel-adaptive|user-adaptive; using auto\n",
+			"uspin: USPIN_POLICY=%s is not one of auto|block|spin|kernel-adaptive|user-adaptive|user-adaptive-bounded|spin-capped; using auto\n",
 			env);
 	else if (p != USPIN_POLICY_AUTO) {
 		s->auto_policy = p;
@@ -246,7 +288,9 @@ static void setup(void)
 
 	uspin_thread_self_setup();
 	s->ncpus = affinity_cpus();
+	s->max_spinners = max_spinners(s->ncpus);
 	calibrate(s);
+	read_spin_cap_env(s);
 	s->futex_lock = probe_futex_lock(0);
 	s->futex_lock_adaptive = s->futex_lock && probe_futex_lock(1);
 	s->futex_unlock = s->futex_lock && probe_futex_unlock();

@@ -1,19 +1,29 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * spin.c - the spin phase a waiter may run before it goes to the kernel.
+ * spin.c - the spin phase a waiter may run before it goes to the kernel,
+ * and the unlocker's side of it: leaving the word to a spinner rather
+ * than waking a sleeper.
+ *
+ * USER_ADAPTIVE spins while the owner is on a CPU, as the kernel's
+ * mutex_spin_on_owner() does, with no time budget of its own.  It stops
+ * when:
+ *   - the provider says the owner is off its CPU, or on ours (it waits for
+ *     us), or the word names a new owner that is off;
+ *   - the spinner itself was descheduled: two reads of the word further
+ *     apart than preempt_gap mean its CPU was wanted (the user-space stand-in
+ *     for need_resched());
+ *   - the caller's deadline passes, a starving waiter asked for the lock
+ *     (m->handoff), or the owner died (the slow path reports it);
+ *   - the safety cap passes (USPIN_SPIN_CAP_US; none with 0).
+ * An owner the provider cannot tell about gets the blind budget.  The
+ * controls of the evaluation share all of this but the rule that ends the
+ * spin: SPIN_OWNER_LEARNED ends at v2's learned budget, SPIN_CAPPED never
+ * looks at the running state, SPIN_BOUNDED does neither.
  *
  * Time is the cycle counter of cycles.h (no system call, no clock read,
  * whatever the clocksource); budgets come from setup.c and spin_tuning.h.
- * One waiter per mutex spins at a time, like the kernel's OSQ lets one
- * task spin on a mutex owner: the others block at once rather than bounce
- * the lock's cache line.  The spinner reads the word with exponential
- * backoff, takes it only when it reads exactly 0, and stops when:
- *   - its budget or the caller's deadline passes;
- *   - the word's owner died (the slow path reports it);
- *   - a starving waiter asked for the lock (m->handoff, see mutex_lock.c);
- *   - SPIN_OWNER_RUNNING: the provider says the owner is off its CPU, or on
- *     ours (then it waits for us); an owner the provider cannot tell about
- *     gets the blind budget.
+ * The spinner reads the word with exponential backoff and takes it as
+ * soon as its TID part is 0.
  */
 #include <sched.h>
 #include <urcu/arch.h>
@@ -24,36 +34,159 @@
 #include "spin_tuning.h"
 
 /*
- * The spin slot: m->spinner holds when the current spinner's phase ends,
- * as (cycles >> SLOT_SHIFT) truncated to 32 bits.  A slot whose end passed
- * is free, so a spinner that died (a process-shared mutex) never blocks
- * spinning for longer than one budget.  An end further ahead than any
- * budget (a wrapped or garbage value) counts as passed.
+ * m->spinner: bits 0-7 count the spin phases under way, at most
+ * max_spinners (CPUs - 1, as many as can run beside the owner).  The
+ * kernel's OSQ queues spinners in order behind one that spins on the
+ * owner, but it relies on preemption being off while queued; in user
+ * space a queued spinner can be preempted and stall everyone behind it,
+ * so spinners here are a bounded, unordered set that polls the word with
+ * backoff.
+ *
+ * Bits 8-31 hold a time on the cycle counter, in STAMP_UNITs, 0 for none.
+ * Private mutexes: since when unlockers have been passing sleepers over
+ * for spinners (the starvation bound, uspin_pass_to_spinner()).  Shared
+ * ones, which never pass sleepers over: when a spinner last entered or
+ * said it is alive, so that the count of a process killed while spinning
+ * lapses after STALE_AFTER instead of keeping others from spinning.
  */
-#define SLOT_SHIFT	10
+#define SPINNERS_MASK		0xffu
+#define STAMP_SHIFT		8
+#define STAMP_MASK		0xffffffu
+#define STAMP_UNIT_SHIFT	14	/* 16384 cycles: ~5-8 us */
+#define STALE_AFTER_US		1000000u
+#define ALIVE_EVERY_US		(STALE_AFTER_US / 4)
 
-static int slot_busy(uint32_t slot, uint64_t now, uint64_t longest)
+static inline uint32_t spinners_of(uint32_t s)
 {
-	int64_t left = (int32_t)(slot - (uint32_t)(now >> SLOT_SHIFT));
-
-	return left > 0 && left <= (int64_t)(longest >> SLOT_SHIFT) + 2;
+	return s & SPINNERS_MASK;
 }
 
-static int slot_claim(uspin_mutex_t *m, uint64_t now, uint64_t end,
-		      uint64_t longest, uint32_t *mine)
+static inline uint32_t stamp_of(uint32_t s)
 {
-	uint32_t cur = CMM_LOAD_SHARED(m->spinner);
+	return s >> STAMP_SHIFT;
+}
 
-	if (slot_busy(cur, now, longest))
+static uint32_t stamp_now(void)
+{
+	uint32_t st = (uint32_t)(uspin_cycles() >> STAMP_UNIT_SHIFT) & STAMP_MASK;
+
+	return st ? st : 1;
+}
+
+/* Age of a non-zero stamp in cycles (the stamp wraps in minutes). */
+static uint64_t stamp_age(uint32_t st)
+{
+	return (uint64_t)((stamp_now() - st) & STAMP_MASK) << STAMP_UNIT_SHIFT;
+}
+
+static inline uint64_t us_to_cycles(uint64_t us)
+{
+	return us * uspin_setup()->cycles_per_us;
+}
+
+static int spinners_enter(uspin_mutex_t *m, int shared)
+{
+	unsigned int max = uspin_setup()->max_spinners;
+	uint32_t s = CMM_LOAD_SHARED(m->spinner), n, seen;
+
+	for (;;) {
+		uint32_t count = spinners_of(s), st = stamp_of(s);
+
+		if (shared && count && (!st ||
+		    stamp_age(st) > us_to_cycles(STALE_AFTER_US)))
+			count = 0;	/* spinners that died */
+		if (count >= max)
+			return 0;
+		if (shared)
+			st = stamp_now();
+		n = st << STAMP_SHIFT | (count + 1);
+		seen = uatomic_cmpxchg(&m->spinner, s, n);
+		if (seen == s)
+			return 1;
+		s = seen;
+	}
+}
+
+/* Full barrier (a successful cmpxchg): pairs with uspin_pass_to_spinner(). */
+static void spinners_leave(uspin_mutex_t *m)
+{
+	uint32_t s = CMM_LOAD_SHARED(m->spinner), seen;
+
+	while (spinners_of(s)) {
+		seen = uatomic_cmpxchg(&m->spinner, s, s - 1);
+		if (seen == s)
+			return;
+		s = seen;
+	}
+	cmm_smp_mb();	/* a lapsed count was reset under us */
+}
+
+/* A shared mutex's long spinner says it is alive (see STALE_AFTER_US). */
+static void spinners_alive(uspin_mutex_t *m)
+{
+	uint32_t s = CMM_LOAD_SHARED(m->spinner);
+
+	if (spinners_of(s))
+		uatomic_cmpxchg(&m->spinner, s,
+				stamp_now() << STAMP_SHIFT | spinners_of(s));
+}
+
+/* Clear the passing-over stamp of a private mutex, keeping the count. */
+static void pass_over_end(uspin_mutex_t *m, uint32_t s)
+{
+	uint32_t seen;
+
+	while (stamp_of(s)) {
+		seen = uatomic_cmpxchg(&m->spinner, s, spinners_of(s));
+		if (seen == s)
+			return;
+		s = seen;
+	}
+}
+
+/*
+ * Called by the owner of a private mutex whose word has FUTEX_WAITERS set
+ * (the handoff request and a dead owner are served before).  If a waiter
+ * spins, leave the word free with FUTEX_WAITERS, so the spinner takes it
+ * and wakes a sleeper at its own unlock, instead of paying for a wake-up
+ * now and a sleeper's late start.  Sleepers are passed over for at most
+ * handoff_after at a time: then the normal path wakes one (or the kernel
+ * hands the lock over), as a starving FUTEX_WAIT waiter would ask.
+ *
+ * Shared and robust mutexes never pass: a spinner killed after the word
+ * was left to it would leave the sleepers asleep on a free word.
+ *
+ * The store of the word and the read of the count pair with the spinner's
+ * decrement and its read of the word (spinners_leave(), then
+ * uspin_spin()'s last look): either the unlocker sees the spinner gone
+ * and takes the word back to wake someone, or the spinner sees the word
+ * free and takes it.
+ */
+int uspin_pass_to_spinner(uspin_mutex_t *m, uint32_t tid)
+{
+	uint32_t s = CMM_LOAD_SHARED(m->spinner), seen;
+
+	if (!spinners_of(s)) {
+		pass_over_end(m, s);
 		return 0;
-	*mine = (uint32_t)(end >> SLOT_SHIFT) + 1;
-	return uatomic_cmpxchg(&m->spinner, cur, *mine) == cur;
-}
-
-static void slot_release(uspin_mutex_t *m, uint32_t mine)
-{
-	uatomic_cmpxchg(&m->spinner, mine,
-			(uint32_t)(uspin_cycles() >> SLOT_SHIFT));
+	}
+	if (!stamp_of(s)) {
+		seen = uatomic_cmpxchg(&m->spinner, s,
+				       stamp_now() << STAMP_SHIFT | spinners_of(s));
+		if (seen != s)
+			return 0;	/* rare: wake as usual */
+	} else if (stamp_age(stamp_of(s)) >= uspin_setup()->handoff_after) {
+		pass_over_end(m, s);
+		return 0;
+	}
+	uatomic_xchg(&m->word, FUTEX_WAITERS);
+	/* Unless every spinner left, take the word back to wake someone. */
+	if (!spinners_of(CMM_LOAD_SHARED(m->spinner)) &&
+	    uatomic_cmpxchg(&m->word, FUTEX_WAITERS,
+			    tid | FUTEX_WAITERS) == FUTEX_WAITERS)
+		return 0;
+	uspin_stats.passed_to_spinner++;
+	return 1;
 }
 
 static inline uint32_t estimate_of(const uspin_mutex_t *m)
@@ -85,47 +218,88 @@ static inline void relax(unsigned int n)
 		caa_cpu_relax();
 }
 
-enum spin_end { SPIN_ACQUIRED, SPIN_TIMEOUT, SPIN_GAVE_UP, SPIN_OWNER_OFF };
+/*
+ * A free word not left by a dead owner (the slow path reports that).  Even
+ * with a handoff request pending: a free word may have been left to us
+ * (uspin_pass_to_spinner()), and our unlock serves the request first.
+ */
+static int take_free(uspin_mutex_t *m, uint32_t v, uint32_t take)
+{
+	return !WORD_TID(v) && !(v & FUTEX_OWNER_DIED) &&
+	       uatomic_cmpxchg(&m->word, v, v | take) == v;
+}
 
-int uspin_spin(uspin_mutex_t *m, uint32_t tid, enum uspin_spin_kind kind,
+enum spin_end {
+	SPIN_ACQUIRED,
+	SPIN_BUDGET,		/* a learned budget or the cap passed */
+	SPIN_GAVE_UP,		/* deadline, handoff request, dead owner */
+	SPIN_OWNER_OFF,
+	SPIN_PREEMPTED,		/* the spinner itself was descheduled */
+};
+
+/* Where a spin of @kind ends unless something stops it first. */
+static uint64_t spin_end_of(enum uspin_spin_kind kind, uint64_t start,
+			    uint64_t blind, uint32_t est)
+{
+	const struct uspin_setup *s = uspin_setup();
+
+	switch (kind) {
+	case SPIN_OWNER_LEARNED:
+		return start + spin_budget(est, USPIN_ESTIMATE_UNIT, s->spin_min,
+					   s->user_spin_max, 4);
+	case SPIN_OWNER_RUNNING:
+	case SPIN_CAPPED:
+		return s->spin_cap ? start + s->spin_cap : UINT64_MAX;
+	case SPIN_NONE:
+	case SPIN_BOUNDED:
+		break;
+	}
+	return start + blind;
+}
+
+int uspin_spin(uspin_mutex_t *m, uint32_t take, enum uspin_spin_kind kind,
 	       uint64_t deadline)
 {
 	const struct uspin_setup *s = uspin_setup();
-	uint32_t est = estimate_of(m), v, slot, owner = 0;
-	uint64_t unit = USPIN_ESTIMATE_UNIT, blind, start, end, now;
+	int informed = kind == SPIN_OWNER_RUNNING || kind == SPIN_OWNER_LEARNED;
+	int shared = mutex_futex_shared(m), my_cpu = -1;
+	uint32_t est = estimate_of(m), v, owner = 0;
+	uint64_t blind, start, end, now, prev, alive;
 	unsigned int backoff = 1;
 	enum spin_end how;
-	int my_cpu = -1;
 
-	blind = spin_budget(est, unit, s->spin_min, s->spin_max, 3);
+	blind = spin_budget(est, USPIN_ESTIMATE_UNIT, s->spin_min, s->spin_max, 3);
 	start = uspin_cycles();
-	end = start + (kind == SPIN_OWNER_RUNNING ?
-		       spin_budget(est, unit, s->spin_min, s->user_spin_max, 4) :
-		       blind);
+	end = spin_end_of(kind, start, blind, est);
 	if (deadline < end)
 		end = deadline;
 	if (end <= start)
 		return 0;
-	if (!slot_claim(m, start, end, s->user_spin_max, &slot)) {
+	if (!spinners_enter(m, shared)) {
 		uspin_stats.spin_refused++;
 		return 0;
 	}
 	uspin_stats.spin_phases++;
+	prev = alive = start;
 
 	for (;;) {
 		v = CMM_LOAD_SHARED(m->word);
-		if (v == 0) {
-			if (uatomic_cmpxchg(&m->word, 0, tid) == 0) {
+		if (!WORD_TID(v)) {
+			if (take_free(m, v, take)) {
 				how = SPIN_ACQUIRED;
+				break;
+			}
+			if (v & FUTEX_OWNER_DIED) {
+				how = SPIN_GAVE_UP;
 				break;
 			}
 			continue;
 		}
-		if (!WORD_TID(v) || CMM_LOAD_SHARED(m->handoff)) {
+		if (CMM_LOAD_SHARED(m->handoff)) {
 			how = SPIN_GAVE_UP;
 			break;
 		}
-		if (kind == SPIN_OWNER_RUNNING && WORD_TID(v) != owner) {
+		if (informed && WORD_TID(v) != owner) {
 			uint32_t e = uspin_rs_entry(WORD_TID(v));
 
 			owner = WORD_TID(v);
@@ -145,7 +319,7 @@ int uspin_spin(uspin_mutex_t *m, uint32_t tid, enum uspin_spin_kind kind,
 					break;
 				}
 			}
-		} else if (kind == SPIN_OWNER_RUNNING &&
+		} else if (informed &&
 			   uspin_rs_entry(owner) == USPIN_RS_ENTRY_OFF) {
 			how = SPIN_OWNER_OFF;
 			break;
@@ -153,26 +327,49 @@ int uspin_spin(uspin_mutex_t *m, uint32_t tid, enum uspin_spin_kind kind,
 		relax(backoff);
 		backoff = spin_backoff_next(backoff);
 		now = uspin_cycles();
-		if (now >= end) {
-			how = now >= deadline ? SPIN_GAVE_UP : SPIN_TIMEOUT;
+		if (now - prev > s->preempt_gap) {
+			how = SPIN_PREEMPTED;
 			break;
 		}
+		prev = now;
+		if (now >= end) {
+			how = now >= deadline ? SPIN_GAVE_UP : SPIN_BUDGET;
+			break;
+		}
+		if (shared && now - alive > us_to_cycles(ALIVE_EVERY_US)) {
+			spinners_alive(m);
+			alive = now;
+		}
 	}
-	slot_release(m, slot);
+	spinners_leave(m);
+	/*
+	 * An unlocker may have left the word to us just as we stopped (see
+	 * uspin_pass_to_spinner()): a free word is ours to take, whatever
+	 * stopped us, or the sleepers would sleep on a free word.
+	 */
+	if (how != SPIN_ACQUIRED && take_free(m, CMM_LOAD_SHARED(m->word), take))
+		how = SPIN_ACQUIRED;
 
 	now = uspin_cycles() - start;
 	switch (how) {
 	case SPIN_ACQUIRED:
 		uspin_stats.spin_acquired++;
 		uspin_stats.spin_cycles_acquired += now;
-		estimate_store(m, spin_estimate_success(est, now, unit));
+		estimate_store(m, spin_estimate_success(est, now,
+							USPIN_ESTIMATE_UNIT));
 		return 1;
-	case SPIN_TIMEOUT:
-		/* The wait outlasted the budget: learn that holds are long. */
-		estimate_store(m, spin_estimate_failure(est));
+	case SPIN_BUDGET:
+		uspin_stats.spin_budget_ended++;
+		/* A learned budget ran out: learn that holds are long. */
+		if (kind == SPIN_BOUNDED || kind == SPIN_OWNER_LEARNED ||
+		    end == start + blind)
+			estimate_store(m, spin_estimate_failure(est));
 		break;
 	case SPIN_OWNER_OFF:
 		uspin_stats.spin_owner_off++;
+		break;
+	case SPIN_PREEMPTED:
+		uspin_stats.spin_preempted++;
 		break;
 	case SPIN_GAVE_UP:
 		break;

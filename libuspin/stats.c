@@ -10,13 +10,6 @@
 
 USPIN_TLS struct uspin_stats uspin_stats;
 
-static uint64_t cycles_to_ns(uint64_t c)
-{
-	uint64_t per_us = uspin_setup()->cycles_per_us;
-
-	return per_us ? c * 1000 / per_us : 0;
-}
-
 int uspin_thread_stats(struct uspin_thread_stats *st, size_t size, int reset)
 {
 	const struct uspin_stats *t = &uspin_stats;
@@ -24,12 +17,15 @@ int uspin_thread_stats(struct uspin_thread_stats *st, size_t size, int reset)
 		.slow_paths = t->slow_paths,
 		.spin_phases = t->spin_phases,
 		.spin_acquired = t->spin_acquired,
-		.spin_ns_acquired = cycles_to_ns(t->spin_cycles_acquired),
-		.spin_ns_wasted = cycles_to_ns(t->spin_cycles_wasted),
+		.spin_ns_acquired = uspin_cycles_to_ns(t->spin_cycles_acquired),
+		.spin_ns_wasted = uspin_cycles_to_ns(t->spin_cycles_wasted),
 		.spin_owner_off = t->spin_owner_off,
 		.spin_refused = t->spin_refused,
 		.blocks = t->blocks,
 		.handoffs = t->handoffs,
+		.spin_preempted = t->spin_preempted,
+		.spin_budget_ended = t->spin_budget_ended,
+		.passed_to_spinner = t->passed_to_spinner,
 	};
 
 	if (!st || size == 0)

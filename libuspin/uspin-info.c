@@ -26,6 +26,7 @@ static const char *yes_no(int v, const char *yes, const char *no)
 int main(int argc, char **argv)
 {
 	struct uspin_info info;
+	struct uspin_spin_parameters sp;
 
 	if (argc > 1) {
 		int help = strcmp(argv[1], "-h") == 0 ||
@@ -34,7 +35,8 @@ int main(int argc, char **argv)
 		usage(help ? stdout : stderr);
 		return help ? 0 : 2;
 	}
-	if (uspin_query(&info) != 0) {
+	if (uspin_query(&info) != 0 ||
+	    uspin_spin_parameters(&sp, sizeof(sp)) != 0) {
 		fprintf(stderr, "uspin-info: query failed\n");
 		return 1;
 	}
@@ -65,6 +67,18 @@ int main(int argc, char **argv)
 				 "FUTEX_WAIT/FUTEX_WAKE fallback");
 	printf("auto policy:          %s%s\n", uspin_policy_name(info.auto_policy),
 	       info.policy_overridden ? " (set by USPIN_POLICY)" : "");
+	if (sp.cap_ns)
+		printf("spin cap:             %.3f ms%s\n", sp.cap_ns / 1e6,
+		       sp.cap_from_env ? " (set by USPIN_SPIN_CAP_US)" : "");
+	else
+		printf("spin cap:             none (USPIN_SPIN_CAP_US=0)\n");
+	printf("spinners per mutex:   at most %u\n", sp.max_spinners);
+	printf("self-preemption gap:  %.0f us\n", sp.preempt_gap_ns / 1e3);
+	printf("blind budget:         %.0f-%.0f us (spin; owners of unknown state)\n",
+	       sp.blind_min_ns / 1e3, sp.blind_max_ns / 1e3);
+	printf("learned budget:       up to %.0f us (user-adaptive-bounded)\n",
+	       sp.learned_max_ns / 1e3);
+	printf("handoff after:        %.3f ms\n", sp.handoff_after_ns / 1e6);
 	if (!info.setup_done)
 		printf("setup:                not done (mutexes behave as block)\n");
 	return 0;

@@ -44,8 +44,11 @@ enum uspin_policy {
 	USPIN_POLICY_SPIN_BOUNDED,	/* self-tuning bounded spin, then block */
 	USPIN_POLICY_KERNEL_ADAPTIVE,	/* FUTEX_LOCK_ADAPTIVE: kernel spins */
 	USPIN_POLICY_USER_ADAPTIVE,	/* spin while the owner is on a CPU */
+	/* Controls for measuring USER_ADAPTIVE (docs/design.md): */
+	USPIN_POLICY_USER_ADAPTIVE_BOUNDED, /* the same within v2's learned budget */
+	USPIN_POLICY_SPIN_CAPPED,	/* its stops and cap, blind to the owner */
 };
-#define USPIN_POLICY_COUNT	5
+#define USPIN_POLICY_COUNT	7
 #define USPIN_POLICY_MASK	0x0fu
 
 /* OR'ed into uspin_mutex_init() flags. */
@@ -91,8 +94,33 @@ struct uspin_info {
 };
 
 int uspin_query(struct uspin_info *info);
-/* "auto", "block", "spin", "kernel-adaptive", "user-adaptive"; NULL if bad */
+/*
+ * "auto", "block", "spin", "kernel-adaptive", "user-adaptive",
+ * "user-adaptive-bounded", "spin-capped"; NULL if bad
+ */
 const char *uspin_policy_name(enum uspin_policy policy);
+
+/*
+ * How the spinning policies decide (docs/design.md), as set up in this
+ * process.  @size is sizeof(struct uspin_spin_parameters) as the caller
+ * knows it.
+ */
+struct uspin_spin_parameters {
+	uint64_t cap_ns;		/* user-adaptive and spin-capped stop here;
+					   0: no cap (USPIN_SPIN_CAP_US=0) */
+	int cap_from_env;		/* USPIN_SPIN_CAP_US set cap_ns */
+	unsigned int max_spinners;	/* waiters spinning on one mutex */
+	uint64_t preempt_gap_ns;	/* a longer gap between two reads of the
+					   word: the spinner was descheduled */
+	uint64_t blind_min_ns;		/* blind budget ("spin", and owners the */
+	uint64_t blind_max_ns;		/*   running state cannot tell about) */
+	uint64_t learned_max_ns;	/* user-adaptive-bounded's budget cap */
+	uint64_t handoff_after_ns;	/* a waiter blocked this long gets the
+					   lock handed over; sleepers are
+					   passed over for spinners this long */
+};
+
+int uspin_spin_parameters(struct uspin_spin_parameters *p, size_t size);
 
 /*
  * What the calling thread's slow paths did since it started (or since
@@ -110,6 +138,10 @@ struct uspin_thread_stats {
 	uint64_t spin_refused;		/* no spin: enough spinners already */
 	uint64_t blocks;		/* waits in the kernel */
 	uint64_t handoffs;		/* acquisitions handed over to us */
+	uint64_t spin_preempted;	/* phases ended: we were descheduled */
+	uint64_t spin_budget_ended;	/* phases ended: budget or cap reached */
+	uint64_t passed_to_spinner;	/* unlocks that left the word to a
+					   spinner rather than wake a sleeper */
 };
 
 int uspin_thread_stats(struct uspin_thread_stats *st, size_t size, int reset);

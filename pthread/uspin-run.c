@@ -23,6 +23,7 @@
 
 static const char *const policies[] = {
 	"auto", "block", "spin", "kernel-adaptive", "user-adaptive",
+	"user-adaptive-bounded", "spin-capped",
 };
 
 static void usage(FILE *f)
@@ -40,7 +41,8 @@ static void usage(FILE *f)
 "Options:\n"
 "  -p, --policy=POLICY  what a waiting thread does: auto (default: the\n"
 "                       best this kernel offers), block, spin,\n"
-"                       kernel-adaptive or user-adaptive (sets\n"
+"                       kernel-adaptive, user-adaptive, or the controls\n"
+"                       user-adaptive-bounded and spin-capped (sets\n"
 "                       USPIN_POLICY; see uspin-info for what auto is)\n"
 "  -w, --wait=KIND      futex-lock (default: the kernel's FUTEX_LOCK where\n"
 "                       it exists) or futex-wait (the stock-kernel\n"
@@ -231,7 +233,7 @@ int main(int argc, char **argv)
 			if (!v)
 				return die("option '%s' needs a policy", a);
 			if (!valid_policy(v))
-				return die("'%s' is not a policy (auto, block, spin, kernel-adaptive, user-adaptive)", v);
+				return die("'%s' is not a policy (auto, block, spin, kernel-adaptive, user-adaptive, user-adaptive-bounded, spin-capped)", v);
 			policy = v;
 			continue;
 		}

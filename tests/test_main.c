@@ -26,6 +26,7 @@ static const struct {
 	{ "kill", suite_kill },
 	{ "vdso-sym", suite_vdso_sym },
 	{ "running-state", suite_running_state },
+	{ "spin", suite_spin },
 };
 
 int main(int argc, char **argv)

@@ -57,6 +57,7 @@ static inline long test_scaled(long n)
 static const enum uspin_policy all_policies[] = {
 	USPIN_POLICY_AUTO, USPIN_POLICY_BLOCK, USPIN_POLICY_SPIN_BOUNDED,
 	USPIN_POLICY_KERNEL_ADAPTIVE, USPIN_POLICY_USER_ADAPTIVE,
+	USPIN_POLICY_USER_ADAPTIVE_BOUNDED, USPIN_POLICY_SPIN_CAPPED,
 };
 #define NR_POLICIES (sizeof(all_policies) / sizeof(all_policies[0]))
 
@@ -116,5 +117,6 @@ int test_setup_info_main(void);
 int test_process_hold_robust_main(const char *fd);
 Suite *suite_vdso_sym(void);
 Suite *suite_running_state(void);
+Suite *suite_spin(void);
 
 #endif

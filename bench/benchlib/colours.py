@@ -19,6 +19,8 @@ FOOTNOTE = {"pthread_mutex_pi"}
 TABLE = {
     "uspin_user_adaptive":             ("#d62728", 1, 7),
     "uspin_user_adaptive_futex_wait":  ("#f28e8e", 2, 7),
+    "uspin_user_adaptive_bounded":     ("#ff9896", 3, 7),
+    "uspin_spin_capped":               ("#8c6d31", 4, 4),
     "uspin_kernel_adaptive":           ("#9467bd", 1, 5),
     "uspin_spin":                      ("#b07cc6", 2, 4),
     "uspin_block":                     ("#c5b0d5", 3, 6),

@@ -97,6 +97,16 @@ static int us_uadapt_init(void *l)
 	return us_init(l, USPIN_POLICY_USER_ADAPTIVE);
 }
 
+static int us_uadapt_bounded_init(void *l)
+{
+	return us_init(l, USPIN_POLICY_USER_ADAPTIVE_BOUNDED);
+}
+
+static int us_capped_init(void *l)
+{
+	return us_init(l, USPIN_POLICY_SPIN_CAPPED);
+}
+
 static void us_lock(void *l)
 {
 	int err = uspin_mutex_lock(l);
@@ -140,6 +150,16 @@ const struct bench_lock bench_lock_uspin_kernel_adaptive =
 const struct bench_lock bench_lock_uspin_user_adaptive =
 	USPIN_LOCK("uspin_user_adaptive", us_uadapt_init, NULL,
 		   us_uadapt_describe);
+
+/*
+ * The controls of the proposal (docs/design.md): its spin ended by v2's
+ * learned budget instead, and its spin blind to the running state.
+ */
+const struct bench_lock bench_lock_uspin_user_adaptive_bounded =
+	USPIN_LOCK("uspin_user_adaptive_bounded", us_uadapt_bounded_init, NULL,
+		   us_uadapt_describe);
+const struct bench_lock bench_lock_uspin_spin_capped =
+	USPIN_LOCK("uspin_spin_capped", us_capped_init, NULL, us_slow_path);
 
 const struct bench_lock bench_lock_uspin_user_adaptive_futex_wait = {
 	.name = "uspin_user_adaptive_futex_wait",

@@ -65,6 +65,9 @@ if [ "$mode" = measure ]; then
 else
 	echo "check-bpf: shared running-state suite, provider bpf through $sock"
 	USPIN_RS_PROVIDER=bpf USPIN_RS_REQUIRE=bpf "$B/test-uspin" running-state || rc=1
+	echo "check-bpf: the spin phase on a running-state provider (test-uspin spin, test-lockpath)"
+	USPIN_RS_PROVIDER=bpf USPIN_RS_REQUIRE=bpf "$B/test-uspin" spin || rc=1
+	USPIN_RS_PROVIDER=bpf USPIN_RS_REQUIRE=bpf "$B/test-lockpath" || rc=1
 	echo "check-bpf: test-bpf"
 	USPIN_RS_PROVIDER=bpf "$B/test-bpf" || rc=1
 fi

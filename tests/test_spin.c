@@ -1,0 +1,607 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * test_spin.c - the spin phase of libuspin v3 (libuspin/spin.c): what
+ * stops a spinner, how many spin, and the unlock that leaves the word to a
+ * spinner.  Times are read on the cycle counter (cycles.h), so the checks
+ * hold on a jiffies clocksource too.
+ *
+ * Owners, waiters and preemptors are pinned to two CPUs of our mask; a
+ * preemptor is a SCHED_FIFO thread, so it takes its CPU at once.  Checks
+ * that need the running state run only with a provider attached (the
+ * guest's array, uspin-stated on the host: make check-bpf), checks that
+ * need SCHED_FIFO only where it is allowed; the suite says which it left
+ * out.
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cycles.h"
+#include "mutex_impl.h"
+#include "running_state.h"
+#include "test_util.h"
+#include "uspin_testing.h"
+
+static int cpu_a = -1, cpu_b = -1;
+
+static uint64_t us_cycles(uint64_t us)
+{
+	return us * uspin_setup()->cycles_per_us;
+}
+
+static double cycles_us(uint64_t c)
+{
+	return (double)c / uspin_setup()->cycles_per_us;
+}
+
+static void pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	ck_assert_int_eq(pthread_setaffinity_np(pthread_self(), sizeof(set), &set), 0);
+	sched_yield();
+}
+
+static int make_fifo(void)
+{
+	struct sched_param p = { .sched_priority = 1 };
+
+	return pthread_setschedparam(pthread_self(), SCHED_FIFO, &p);
+}
+
+static void busy_until(uint64_t end)
+{
+	while (uspin_cycles() < end)
+		caa_cpu_relax();
+}
+
+static void *try_fifo(void *arg)
+{
+	*(int *)arg = make_fifo();
+	return NULL;
+}
+
+static int fifo_allowed(void)
+{
+	pthread_t t;
+	int r = -1;
+
+	if (pthread_create(&t, NULL, try_fifo, &r) != 0)
+		return 0;
+	pthread_join(t, NULL);
+	return r == 0;
+}
+
+static int provider_attached(void)
+{
+	return strcmp(uspin_running_state_provider(), "none") != 0;
+}
+
+/* USPIN_RS_REQUIRE: the informed checks must not be left out unseen. */
+START_TEST(required_provider_is_attached)
+{
+	const char *want = getenv("USPIN_RS_REQUIRE");
+
+	ck_assert_msg(strcmp(uspin_running_state_provider(), want) == 0,
+		      "provider %s attached, USPIN_RS_REQUIRE=%s",
+		      uspin_running_state_provider(), want);
+}
+END_TEST
+
+/* The spin knobs a check changes, restored after it. */
+struct knobs {
+	uint64_t spin_cap;
+	unsigned int max_spinners;
+};
+
+static struct knobs knobs_set(uint64_t cap_us, unsigned int max_spinners)
+{
+	struct knobs old = { uspin_setup_state.spin_cap,
+			     uspin_setup_state.max_spinners };
+
+	uspin_setup_state.spin_cap = us_cycles(cap_us);
+	uspin_setup_state.max_spinners = max_spinners;
+	return old;
+}
+
+static void knobs_restore(struct knobs old)
+{
+	uspin_setup_state.spin_cap = old.spin_cap;
+	uspin_setup_state.max_spinners = old.max_spinners;
+}
+
+/* A waiter spins on @m or sleeps on it. */
+static int waiter_arrived(uspin_mutex_t *m)
+{
+	return (__atomic_load_n(&m->spinner, __ATOMIC_ACQUIRE) & 0xff) ||
+	       (__atomic_load_n(&m->word, __ATOMIC_ACQUIRE) & FUTEX_WAITERS);
+}
+
+/* Until a waiter arrives on @m, or for 5 s. */
+static void await_waiter(uspin_mutex_t *m, int busy)
+{
+	uint64_t end = uspin_cycles() + us_cycles(5000000);
+
+	while (!waiter_arrived(m) && uspin_cycles() < end)
+		if (!busy)
+			usleep(100);
+}
+
+/*
+ * An owner pinned to @cpu that holds @m, running or asleep, for hold_us
+ * once a waiter has arrived (timing from the start would race a loaded
+ * machine); hold_us 0: until told to release.
+ */
+struct owner {
+	pthread_t thread;
+	uspin_mutex_t *m;
+	int cpu, asleep;
+	uint64_t hold_us;
+	volatile int locked, release;
+	struct uspin_thread_stats st;	/* of its unlock */
+};
+
+static void *owner_main(void *arg)
+{
+	struct owner *o = arg;
+
+	pin_self(o->cpu);
+	ck_assert_int_eq(uspin_mutex_lock(o->m), 0);
+	__atomic_store_n(&o->locked, 1, __ATOMIC_RELEASE);
+	if (!o->hold_us) {
+		while (!__atomic_load_n(&o->release, __ATOMIC_ACQUIRE))
+			if (o->asleep)
+				usleep(100);
+	} else {
+		await_waiter(o->m, !o->asleep);
+		if (o->asleep)
+			usleep(o->hold_us);
+		else
+			busy_until(uspin_cycles() + us_cycles(o->hold_us));
+	}
+	uspin_thread_stats(&o->st, sizeof(o->st), 1);
+	ck_assert_int_eq(uspin_mutex_unlock(o->m), 0);
+	uspin_thread_stats(&o->st, sizeof(o->st), 0);
+	return NULL;
+}
+
+static void owner_start(struct owner *o, uspin_mutex_t *m, int cpu, int asleep,
+			uint64_t hold_us)
+{
+	memset(o, 0, sizeof(*o));
+	o->m = m;
+	o->cpu = cpu;
+	o->asleep = asleep;
+	o->hold_us = hold_us;
+	ck_assert_int_eq(pthread_create(&o->thread, NULL, owner_main, o), 0);
+	while (!__atomic_load_n(&o->locked, __ATOMIC_ACQUIRE))
+		usleep(100);
+}
+
+/*
+ * A SCHED_FIFO thread pinned to @cpu: once a waiter is on @o's mutex, it
+ * sleeps after_us, then runs busy_us (the thread it finds on that CPU
+ * is switched out at @ran), then, 5 ms later, tells @o to release (so
+ * that the thread it preempted finds the lock still taken).
+ */
+struct preemptor {
+	pthread_t thread;
+	int cpu;
+	uint64_t after_us, busy_us;
+	struct owner *o;
+	volatile uint64_t ran;
+};
+
+static void *preemptor_main(void *arg)
+{
+	struct preemptor *p = arg;
+
+	pin_self(p->cpu);
+	ck_assert_int_eq(make_fifo(), 0);
+	await_waiter(p->o->m, 0);
+	usleep(p->after_us);
+	p->ran = uspin_cycles();
+	busy_until(p->ran + us_cycles(p->busy_us));
+	usleep(5000);
+	__atomic_store_n(&p->o->release, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void preemptor_start(struct preemptor *p, int cpu, uint64_t after_us,
+			    uint64_t busy_us, struct owner *o)
+{
+	memset(p, 0, sizeof(*p));
+	p->cpu = cpu;
+	p->after_us = after_us;
+	p->busy_us = busy_us;
+	p->o = o;
+	ck_assert_int_eq(pthread_create(&p->thread, NULL, preemptor_main, p), 0);
+}
+
+/* Lock @m on @cpu; the stats of that one call, and when it started. */
+static uint64_t waiter_lock(uspin_mutex_t *m, int cpu, struct uspin_thread_stats *st)
+{
+	uint64_t start;
+
+	pin_self(cpu);
+	uspin_thread_stats(st, sizeof(*st), 1);
+	start = uspin_cycles();
+	ck_assert_int_eq(uspin_mutex_lock(m), 0);
+	uspin_thread_stats(st, sizeof(*st), 0);
+	ck_assert_int_eq(uspin_mutex_unlock(m), 0);
+	return start;
+}
+
+static uint64_t spun_ns(const struct uspin_thread_stats *st)
+{
+	return st->spin_ns_acquired + st->spin_ns_wasted;
+}
+
+/* An owner asleep in its critical section costs a waiter ~no spin. */
+START_TEST(sleeping_owner_costs_no_spin)
+{
+	uspin_mutex_t m;
+	struct uspin_thread_stats st;
+	struct owner o;
+
+	ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_USER_ADAPTIVE), 0);
+	owner_start(&o, &m, cpu_a, 1, 30000);
+	waiter_lock(&m, cpu_b, &st);
+	pthread_join(o.thread, NULL);
+	printf("spin: owner asleep 30 ms: waiter spun %.1f us (%llu phases, %llu owner-off stops)\n",
+	       spun_ns(&st) / 1e3, (unsigned long long)st.spin_phases,
+	       (unsigned long long)st.spin_owner_off);
+	ck_assert_uint_le(spun_ns(&st), 200000);
+	ck_assert_uint_le(st.spin_phases, 2);
+}
+END_TEST
+
+/*
+ * An owner preempted mid-hold stops the spinner within 1 ms of its switch
+ * out (the provider updates at the switch; the spinner polls every few
+ * us).  On a busy machine the owner (or the spinner) may be switched out
+ * by other load first, which stops the spin sooner.
+ */
+START_TEST(preempted_owner_stops_the_spinner)
+{
+	struct knobs k = knobs_set(0, uspin_setup()->max_spinners);
+	uspin_mutex_t m;
+	struct uspin_thread_stats st;
+	struct preemptor p;
+	struct owner o;
+	uint64_t start, end;
+
+	ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_USER_ADAPTIVE), 0);
+	owner_start(&o, &m, cpu_a, 0, 0);
+	preemptor_start(&p, cpu_a, 2000, 20000, &o);
+	start = waiter_lock(&m, cpu_b, &st);
+	pthread_join(p.thread, NULL);
+	pthread_join(o.thread, NULL);
+	knobs_restore(k);
+	end = start + us_cycles(spun_ns(&st) / 1000);
+	printf("spin: owner preempted at +%.0f us: spinner stopped at +%.0f us (%.0f us after), owner-off stops %llu\n",
+	       cycles_us(p.ran - start), cycles_us(end - start),
+	       p.ran <= end ? cycles_us(end - p.ran) : -cycles_us(p.ran - end),
+	       (unsigned long long)st.spin_owner_off);
+	ck_assert_uint_eq(st.spin_phases, 1);
+	ck_assert_uint_eq(st.spin_owner_off + st.spin_preempted, 1);
+	ck_assert_uint_le(end, p.ran + us_cycles(1000));
+}
+END_TEST
+
+/*
+ * A running owner is spun on up to the cap (USPIN_SPIN_CAP_US, 500 us
+ * here) and no further: loop index 0 user-adaptive (needs a provider),
+ * 1 spin-capped (blind).  On a busy machine the owner or the spinner may
+ * be descheduled first, which ends the spin sooner, as it should: of ten
+ * tries, one must reach the cap, and none may pass it by much.
+ */
+START_TEST(running_owner_is_spun_on_up_to_the_cap)
+{
+	static const enum uspin_policy policies[] = {
+		USPIN_POLICY_USER_ADAPTIVE, USPIN_POLICY_SPIN_CAPPED };
+	struct knobs k = knobs_set(500, uspin_setup()->max_spinners);
+	uint64_t best = UINT64_MAX, capped = 0;
+	int rep;
+
+	for (rep = 0; rep < 10 && capped < 3; rep++) {
+		uspin_mutex_t m;
+		struct uspin_thread_stats st;
+		struct owner o;
+
+		ck_assert_int_eq(uspin_mutex_init(&m, policies[_i]), 0);
+		owner_start(&o, &m, cpu_a, 0, 30000);
+		waiter_lock(&m, cpu_b, &st);
+		pthread_join(o.thread, NULL);
+		ck_assert_uint_eq(st.spin_phases, 1);
+		/* Only a descheduled spinner or owner may end it sooner. */
+		ck_assert_uint_eq(st.spin_budget_ended + st.spin_preempted +
+				  st.spin_owner_off, 1);
+		if (!st.spin_budget_ended)
+			continue;
+		capped++;
+		ck_assert_uint_ge(spun_ns(&st), 500000);
+		if (spun_ns(&st) < best)
+			best = spun_ns(&st);
+	}
+	knobs_restore(k);
+	printf("spin: %s, owner running 30 ms, cap 500 us: %llu of %d spins ended at the cap, the shortest after %.1f us\n",
+	       uspin_policy_name(policies[_i]), (unsigned long long)capped,
+	       rep, best / 1e3);
+	ck_assert_uint_ge(capped, 1);
+	ck_assert_uint_le(best, 1000000);
+}
+END_TEST
+
+/* A spinner whose own CPU is taken blocks, and does not spin again. */
+START_TEST(spinner_blocks_after_its_own_preemption)
+{
+	struct knobs k = knobs_set(0, uspin_setup()->max_spinners);
+	uspin_mutex_t m;
+	struct uspin_thread_stats st;
+	struct preemptor p;
+	struct owner o;
+
+	ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_SPIN_CAPPED), 0);
+	owner_start(&o, &m, cpu_a, 0, 0);
+	preemptor_start(&p, cpu_b, 2000, 10000, &o);
+	waiter_lock(&m, cpu_b, &st);
+	pthread_join(p.thread, NULL);
+	pthread_join(o.thread, NULL);
+	knobs_restore(k);
+	printf("spin: spinner preempted: %llu phases, %llu self-preemption stops, %llu blocks, spun %.1f ms\n",
+	       (unsigned long long)st.spin_phases,
+	       (unsigned long long)st.spin_preempted,
+	       (unsigned long long)st.blocks, spun_ns(&st) / 1e6);
+	ck_assert_uint_eq(st.spin_phases, 1);
+	ck_assert_uint_eq(st.spin_preempted, 1);
+	ck_assert_uint_ge(st.blocks, 1);
+}
+END_TEST
+
+/* A full spinner count refuses the next spinner; it is not changed. */
+START_TEST(spinner_count_refuses_past_the_bound)
+{
+	uspin_mutex_t m;
+	struct uspin_thread_stats st;
+	struct holder h;
+	struct timespec ts;
+	uint32_t full = uspin_setup()->max_spinners;
+
+	ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_SPIN_CAPPED), 0);
+	holder_start(&h, &m);
+	m.spinner = full;
+	uspin_thread_stats(&st, sizeof(st), 1);
+	ts = deadline_in(CLOCK_REALTIME, 20 * 1000000LL);
+	ck_assert_int_eq(uspin_mutex_timedlock(&m, &ts), ETIMEDOUT);
+	uspin_thread_stats(&st, sizeof(st), 0);
+	ck_assert_uint_eq(st.spin_phases, 0);
+	ck_assert_uint_ge(st.spin_refused, 1);
+	ck_assert_uint_eq(m.spinner, full);
+	m.spinner = 0;
+	holder_stop(&h);
+}
+END_TEST
+
+/* Many waiters on long holds: never more spinners than the bound. */
+struct crowd {
+	uspin_mutex_t m;
+	volatile int stop;
+	long acquisitions;
+};
+
+static void *crowd_main(void *arg)
+{
+	struct crowd *c = arg;
+
+	while (!__atomic_load_n(&c->stop, __ATOMIC_RELAXED)) {
+		ck_assert_int_eq(uspin_mutex_lock(&c->m), 0);
+		busy_until(uspin_cycles() + us_cycles(50));
+		c->acquisitions++;
+		ck_assert_int_eq(uspin_mutex_unlock(&c->m), 0);
+	}
+	return NULL;
+}
+
+START_TEST(spinners_never_exceed_the_bound)
+{
+	enum { THREADS = 8 };
+	struct crowd c = { .stop = 0 };
+	pthread_t t[THREADS];
+	uint32_t most = 0, n;
+	uint64_t end;
+	int i;
+
+	ck_assert_int_eq(uspin_mutex_init(&c.m, USPIN_POLICY_SPIN_CAPPED), 0);
+	for (i = 0; i < THREADS; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, crowd_main, &c), 0);
+	end = uspin_cycles() + us_cycles(300000);
+	while (uspin_cycles() < end) {
+		n = __atomic_load_n(&c.m.spinner, __ATOMIC_RELAXED) & 0xff;
+		if (n > most)
+			most = n;
+	}
+	__atomic_store_n(&c.stop, 1, __ATOMIC_RELAXED);
+	for (i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+	printf("spin: %d threads, 50 us holds: at most %u spinners seen (bound %u), %ld acquisitions\n",
+	       THREADS, most, uspin_setup()->max_spinners, c.acquisitions);
+	ck_assert_uint_le(most, uspin_setup()->max_spinners);
+	ck_assert_uint_eq(c.m.spinner & 0xff, 0);
+	ck_assert_int_gt(c.acquisitions, 0);
+}
+END_TEST
+
+/*
+ * Owner, one spinner, one sleeper: the unlock leaves the word to the
+ * spinner (no wake-up), which takes it with FUTEX_WAITERS kept, and whose
+ * unlock wakes the sleeper.  Loop index: 0 the default path, 1 FUTEX_WAIT.
+ * A loaded machine may deschedule the spinner first (then it blocks, as
+ * it should): such a round counts only if nothing is lost, and at least
+ * one of 20 rounds must see the word left to the spinner.
+ */
+struct taker {
+	pthread_t thread;
+	uspin_mutex_t *m;
+	int cpu;
+	struct uspin_thread_stats st;
+};
+
+static void *taker_main(void *arg)
+{
+	struct taker *t = arg;
+
+	waiter_lock(t->m, t->cpu, &t->st);
+	return NULL;
+}
+
+/* Until @cond holds or a second passes; whether it held. */
+#define WAIT_FOR(cond) ({						\
+	int i_ = 0;							\
+	while (!(cond) && i_++ < 10000)					\
+		usleep(100);						\
+	(cond);								\
+})
+
+START_TEST(unlock_leaves_the_word_to_a_spinner)
+{
+	struct knobs k = knobs_set(0, 1);
+	int round, passed = 0;
+
+	uspin_force_stock_kernel = _i;
+	for (round = 0; round < 20 && !passed; round++) {
+		struct taker sp = { .cpu = cpu_b }, sl = { .cpu = cpu_a };
+		uspin_mutex_t m;
+		struct owner o;
+
+		ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_SPIN_CAPPED), 0);
+		sp.m = sl.m = &m;
+		owner_start(&o, &m, cpu_a, 1, 0);
+		ck_assert_int_eq(pthread_create(&sp.thread, NULL, taker_main, &sp), 0);
+		WAIT_FOR(__atomic_load_n(&m.spinner, __ATOMIC_ACQUIRE) & 0xff);
+		ck_assert_int_eq(pthread_create(&sl.thread, NULL, taker_main, &sl), 0);
+		WAIT_FOR(__atomic_load_n(&m.word, __ATOMIC_ACQUIRE) & FUTEX_WAITERS);
+		__atomic_store_n(&o.release, 1, __ATOMIC_RELEASE);
+		pthread_join(o.thread, NULL);
+		pthread_join(sp.thread, NULL);
+		pthread_join(sl.thread, NULL);
+		ck_assert_uint_eq(m.word, 0);
+		ck_assert_uint_eq(m.spinner & 0xff, 0);
+		if (!o.st.passed_to_spinner)
+			continue;
+		passed = 1;
+		printf("spin: %s path, round %d: the owner left the word to a spinner; acquired spinning %llu + %llu, blocks %llu + %llu\n",
+		       _i ? "FUTEX_WAIT" : "default", round,
+		       (unsigned long long)sp.st.spin_acquired,
+		       (unsigned long long)sl.st.spin_acquired,
+		       (unsigned long long)sp.st.blocks,
+		       (unsigned long long)sl.st.blocks);
+		ck_assert_uint_eq(sp.st.spin_acquired + sl.st.spin_acquired, 1);
+	}
+	uspin_force_stock_kernel = 0;
+	knobs_restore(k);
+	ck_assert_msg(passed, "no unlock of 20 left the word to a spinner");
+}
+END_TEST
+
+/*
+ * Spinners that stop at any moment (a 2 us cap, deadlines) while unlocks
+ * leave the word to them: no wake-up is lost, every thread finishes.
+ * Loop index: 0 the default path, 1 FUTEX_WAIT.
+ */
+struct churn {
+	uspin_mutex_t m;
+	long left;			/* atomic */
+	long counter;
+};
+
+static void *churn_main(void *arg)
+{
+	struct churn *c = arg;
+	int i = 0;
+
+	while (__atomic_fetch_sub(&c->left, 1, __ATOMIC_RELAXED) > 0) {
+		struct timespec ts = deadline_in(CLOCK_REALTIME, 50000);
+		int r = ++i % 4 ? uspin_mutex_lock(&c->m) :
+				  uspin_mutex_timedlock(&c->m, &ts);
+
+		if (r == ETIMEDOUT)
+			continue;
+		ck_assert_int_eq(r, 0);
+		c->counter++;
+		busy_until(uspin_cycles() + us_cycles(i % 3 ? 1 : 20));
+		ck_assert_int_eq(uspin_mutex_unlock(&c->m), 0);
+	}
+	return NULL;
+}
+
+START_TEST(spinners_that_stop_lose_no_wakeup)
+{
+	enum { THREADS = 6 };
+	struct knobs k = knobs_set(2, uspin_setup()->max_spinners);
+	struct churn c = { .left = test_scaled(60000) };
+	pthread_t t[THREADS];
+	int i;
+
+	uspin_force_stock_kernel = _i;
+	ck_assert_int_eq(uspin_mutex_init(&c.m, USPIN_POLICY_SPIN_CAPPED), 0);
+	for (i = 0; i < THREADS; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, churn_main, &c), 0);
+	for (i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+	uspin_force_stock_kernel = 0;
+	knobs_restore(k);
+	ck_assert_uint_eq(c.m.word, 0);
+	ck_assert_uint_eq(c.m.spinner & 0xff, 0);
+	ck_assert_int_gt(c.counter, 0);
+}
+END_TEST
+
+Suite *suite_spin(void)
+{
+	Suite *s = suite_create("spin");
+	TCase *tc = tcase_create("spin");
+	cpu_set_t set;
+	int cpu;
+
+	tcase_set_timeout(tc, 120);
+	CPU_ZERO(&set);
+	sched_getaffinity(0, sizeof(set), &set);
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set)) {
+			if (cpu_a < 0)
+				cpu_a = cpu;
+			else if (cpu_b < 0)
+				cpu_b = cpu;
+		}
+	if (cpu_b < 0 || uspin_setup()->ncpus < 2) {
+		printf("SKIP: spin: one usable CPU, nothing spins (8 checks not run)\n");
+		suite_add_tcase(s, tc);
+		return s;
+	}
+	if (getenv("USPIN_RS_REQUIRE") && *getenv("USPIN_RS_REQUIRE"))
+		tcase_add_test(tc, required_provider_is_attached);
+	tcase_add_loop_test(tc, running_owner_is_spun_on_up_to_the_cap,
+			    provider_attached() ? 0 : 1, 2);
+	tcase_add_test(tc, spinner_count_refuses_past_the_bound);
+	tcase_add_test(tc, spinners_never_exceed_the_bound);
+	tcase_add_loop_test(tc, unlock_leaves_the_word_to_a_spinner, 0, 2);
+	tcase_add_loop_test(tc, spinners_that_stop_lose_no_wakeup, 0, 2);
+	if (provider_attached())
+		tcase_add_test(tc, sleeping_owner_costs_no_spin);
+	else
+		printf("SKIP: spin: no running-state provider: sleeping_owner_costs_no_spin, preempted_owner_stops_the_spinner and user-adaptive's cap not checked (make check-bpf, the guest)\n");
+	if (fifo_allowed()) {
+		tcase_add_test(tc, spinner_blocks_after_its_own_preemption);
+		if (provider_attached())
+			tcase_add_test(tc, preempted_owner_stops_the_spinner);
+	} else {
+		printf("SKIP: spin: SCHED_FIFO not allowed: the preemption checks not run\n");
+	}
+	suite_add_tcase(s, tc);
+	return s;
+}
