@@ -44,7 +44,7 @@ BENCH_SRCS := bench/clock.c bench/work.c bench/stats.c bench/output.c \
               bench/contention.c bench/child.c bench/runner.c bench/meta.c \
               bench/workloads/registry.c bench/workloads/contended.c \
               $(addprefix bench/workloads/,micro.c sweep.c preempt.c \
-                sleep_fault.c open_loop.c oversub.c kv.c) \
+                sleep_fault.c open_loop.c oversub.c kv.c holdtime.c) \
               bench/main.c
 BENCH_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(BENCH_SRCS))
 $(BUILD)/obj/bench/%.o: CPPFLAGS += -Ibench

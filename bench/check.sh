@@ -23,7 +23,7 @@ fail() { echo "FAIL: bench: $1"; fails=$((fails + 1)); }
 
 # One lock in the harness, one uspin lock, one in its own process.
 locks=pthread_mutex,uspin_user_adaptive,pthread_mutex_adaptive_spin0
-wls=micro,sweep,preempt,sleep_fault,open_loop,oversub,kv
+wls=micro,sweep,preempt,sleep_fault,open_loop,oversub,kv,holdtime
 if "$build/uspin-bench" $wls -Q -r 2 -s 0.02 --reruns 0 -q -l $locks -o "$tmp/host" \
 	>"$tmp/log" 2>&1; then
 	pass "tiny run of every workload"

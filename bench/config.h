@@ -37,6 +37,10 @@ struct bench_config {
 	struct bench_list duties;	/* sweep: percent of the period locked */
 	struct bench_list threads;	/* sweep: thread counts */
 	struct bench_list writers;	/* kv: writer threads */
+	struct bench_list holds;	/* holdtime: critical sections, us */
+	struct bench_list hold_duties;	/* holdtime: percent of a loop locked */
+	struct bench_list hold_tpc;	/* holdtime: threads per CPU x 10 */
+	struct bench_list hold_hogs;	/* holdtime: CPU hog processes */
 	int readers;			/* kv: reader threads */
 	long keys;			/* kv: keys in the table */
 	long pairs;			/* work mode: rounds */

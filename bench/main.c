@@ -48,6 +48,8 @@ static void usage(FILE *f)
 "        -d DUTIES  percent of the period in the lock (1,8,32,64)\n"
 "        -t THREADS thread counts (1,2,4,8,16,32)\n"
 "kv:     -w WRITERS (1,2,4,8)  -R READERS (2)  -k KEYS (4096)\n"
+"holdtime: --holds US (1,2,5,10,20,50,100,200,500,1000)  --hold-duties PCT (50)\n"
+"        --hold-tpc TENTHS threads per CPU x 10 (10,20,40)  --hold-hogs N (0,CPUs)\n"
 "work:   -n ROUNDS (2000000)\n");
 }
 
@@ -150,13 +152,18 @@ static void list(const struct bench_config *cfg)
 		       bench_workloads[w]->summary);
 }
 
-enum { OPT_RERUNS = 256, OPT_FOREIGN, OPT_STEAL, OPT_STRETCH };
+enum { OPT_RERUNS = 256, OPT_FOREIGN, OPT_STEAL, OPT_STRETCH, OPT_HOLDS,
+       OPT_HOLD_DUTIES, OPT_HOLD_TPC, OPT_HOLD_HOGS };
 
 static const struct option long_opts[] = {
 	{ "reruns", required_argument, NULL, OPT_RERUNS },
 	{ "guard-foreign", required_argument, NULL, OPT_FOREIGN },
 	{ "guard-steal", required_argument, NULL, OPT_STEAL },
 	{ "stretch-us", required_argument, NULL, OPT_STRETCH },
+	{ "holds", required_argument, NULL, OPT_HOLDS },
+	{ "hold-duties", required_argument, NULL, OPT_HOLD_DUTIES },
+	{ "hold-tpc", required_argument, NULL, OPT_HOLD_TPC },
+	{ "hold-hogs", required_argument, NULL, OPT_HOLD_HOGS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -206,6 +213,10 @@ int main(int argc, char **argv)
 		case OPT_FOREIGN: bad = parse_double(optarg, &cfg.guard_foreign_cpus, 0, 4096); break;
 		case OPT_STEAL: bad = parse_double(optarg, &cfg.guard_steal_pct, 0, 100); break;
 		case OPT_STRETCH: bad = parse_double(optarg, &cfg.stretch_us, 0.1, 1e7); break;
+		case OPT_HOLDS: bad = parse_list(optarg, &cfg.holds, 1, 100000); break;
+		case OPT_HOLD_DUTIES: bad = parse_list(optarg, &cfg.hold_duties, 1, 99); break;
+		case OPT_HOLD_TPC: bad = parse_list(optarg, &cfg.hold_tpc, 1, 160); break;
+		case OPT_HOLD_HOGS: bad = parse_list(optarg, &cfg.hold_hogs, 0, 256); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

@@ -16,7 +16,7 @@ static const struct {
 #define A(f) { #f, offsetof(struct bench_axes, f) }
 	A(threads), A(period), A(duty), A(cs_insn), A(out_insn), A(hogs),
 	A(sleep_permille), A(sleep_us), A(fault_permille), A(load_pct),
-	A(writers), A(readers),
+	A(writers), A(readers), A(hold_us), A(tpc10),
 #undef A
 };
 

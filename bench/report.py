@@ -50,7 +50,7 @@ COST_COLUMNS = (("spin_wasted_us_per_op", "wasted spin us/op"),
                 ("holder_preempted_per_kop", "holders preempted /kop"),
                 ("cpus_busy", "CPUs busy"))
 # Axes that are functions of others (not facets).
-DERIVED = {"cs_insn", "out_insn", "readers"}
+DERIVED = {"cs_insn", "out_insn", "readers", "tpc10"}
 
 
 def metrics_of(wl):

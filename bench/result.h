@@ -26,6 +26,8 @@ struct bench_axes {
 	long load_pct;		/* open loop: offered load, % of lock capacity */
 	long writers;		/* kv: writer threads */
 	long readers;		/* kv: reader threads */
+	long hold_us;		/* holdtime: critical section, microseconds */
+	long tpc10;		/* holdtime: threads per CPU, in tenths */
 };
 
 #define BENCH_POINT_ID_LEN	48

@@ -3,7 +3,8 @@
  * registry.c - the workloads, in the order `uspin-bench all` runs them:
  * the cheap and classic ones first, then the ones built to show what a
  * running-state array is for (owners preempted, sleeping or faulting,
- * open-loop arrivals, more threads than CPUs).
+ * open-loop arrivals, more threads than CPUs), and the grid of hold times
+ * the running state's case turns on.
  */
 #include <string.h>
 
@@ -11,7 +12,7 @@
 
 extern const struct bench_workload bench_wl_micro, bench_wl_sweep,
 	bench_wl_preempt, bench_wl_sleep_fault, bench_wl_open_loop,
-	bench_wl_oversub, bench_wl_kv;
+	bench_wl_oversub, bench_wl_kv, bench_wl_holdtime;
 
 const struct bench_workload *const bench_workloads[] = {
 	&bench_wl_micro,
@@ -21,6 +22,7 @@ const struct bench_workload *const bench_workloads[] = {
 	&bench_wl_open_loop,
 	&bench_wl_oversub,
 	&bench_wl_kv,
+	&bench_wl_holdtime,
 };
 const size_t bench_nr_workloads =
 	sizeof(bench_workloads) / sizeof(bench_workloads[0]);
