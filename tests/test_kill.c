@@ -195,7 +195,10 @@ END_TEST
  * requeued onto the mutex word sleeps there outside any lock call, so if
  * its process dies right after an unlock woke it, nobody passes the
  * wake-up on and a waiter of another process sleeps for good.  The
- * signalling thread unlocks and kills its own process at once.
+ * signalling thread unlocks and kills its own process at once.  The mutex
+ * is robust: the woken thread may also be killed just after it took the
+ * mutex back, and only a robust mutex defines what a dead owner leaves
+ * (EOWNERDEAD for the other process).
  */
 struct requeue_area {
 	uspin_mutex_t m;
@@ -212,7 +215,7 @@ static void *rq_waiter(void *arg)
 	if (uspin_mutex_lock(&a->m) != 0)
 		_exit(2);
 	uatomic_set(&a->waiting, 1);
-	uspin_cond_wait(&rq_cond, &a->m);	/* never returns: killed */
+	uspin_cond_wait(&rq_cond, &a->m);	/* killed in it or just after */
 	uspin_mutex_unlock(&a->m);
 	return arg;
 }
@@ -251,6 +254,7 @@ START_TEST(shared_mutex_requeued_waiter_killed)
 	for (round = 0; round < rounds && !stuck; round++) {
 		memset(a, 0, sizeof(*a));
 		ck_assert_int_eq(uspin_mutex_init(&a->m, USPIN_PROCESS_SHARED |
+						  USPIN_ROBUST |
 						  USPIN_POLICY_BLOCK), 0);
 		p = fork();
 		ck_assert_int_ge(p, 0);
@@ -262,9 +266,13 @@ START_TEST(shared_mutex_requeued_waiter_killed)
 		w = fork();
 		ck_assert_int_ge(w, 0);
 		if (w == 0) {
+			int r;
+
 			uatomic_set(&a->w_ready, 1);
-			_exit(uspin_mutex_lock(&a->m) == 0 &&
-			      uspin_mutex_unlock(&a->m) == 0 ? 0 : 1);
+			r = uspin_mutex_lock(&a->m);
+			if (r == EOWNERDEAD)
+				r = uspin_mutex_consistent(&a->m);
+			_exit(r == 0 && uspin_mutex_unlock(&a->m) == 0 ? 0 : 1);
 		}
 		while (!uatomic_read(&a->w_ready))
 			usleep(100);
