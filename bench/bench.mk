@@ -116,9 +116,10 @@ bench-cond-csw: $(BENCH_COND_CSW) $(USPIN_RUN) $(DROPIN_SO)
 # static build, with the sysctl toggle, is in kernel/kernel.mk).
 BENCH_PINGPONG := $(BUILD)/bpf-pingpong
 ifeq ($(BPF_MISSING),)
-$(BENCH_PINGPONG): bench/pingpong.c $(BPF_LOADER_O) $(LIBUSPIN_A) $(FLAGS_STAMP)
-	$(CC) $(CPPFLAGS) -DUSPIN_PINGPONG_BPF $(CFLAGS) $(DEPFLAGS) -o $@ $< $(BPF_LOADER_O) \
-	  $(LIBUSPIN_A) $(BPF_LDLIBS) -pthread
+$(BENCH_PINGPONG): bench/pingpong.c $(BUILD)/obj/bench/stats.o $(BPF_LOADER_O) $(LIBUSPIN_A) \
+		$(FLAGS_STAMP)
+	$(CC) $(CPPFLAGS) -DUSPIN_PINGPONG_BPF $(CFLAGS) $(DEPFLAGS) -o $@ $< \
+	  $(BUILD)/obj/bench/stats.o $(BPF_LOADER_O) $(LIBUSPIN_A) $(BPF_LDLIBS) -pthread
 bench-pingpong: $(BENCH_PINGPONG)
 	$(BENCH_PINGPONG) --toggle bpf -r 7
 else

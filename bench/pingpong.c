@@ -74,9 +74,10 @@
 #endif
 #include "running_state.h"
 #include "running_state_abi.h"
+#include "stats.h"
 
 #define RS_SYSCTL	"/proc/sys/kernel/sched_running_state"
-#define MAX_REPS	256
+#define MAX_REPS	BENCH_STATS_MAX
 
 static int ab[2], ba[2];
 static long iters = 200000;
@@ -182,48 +183,13 @@ static double sample(int cpu)
 	return cmd ? one_cmd() : one_round(cpu);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Median of @n values (sorts a copy). */
-static double median(const double *v, int n)
-{
-	double s[MAX_REPS];
-
-	memcpy(s, v, n * sizeof(*v));
-	qsort(s, n, sizeof(*s), cmp_double);
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
-
-static uint64_t rng = 0x9e3779b97f4a7c15ull;	/* fixed: reproducible */
-
-static unsigned int rnd(unsigned int n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (unsigned int)(rng % n);
-}
-
-/* Percentile bootstrap 95 % interval of the median of @v. */
+/* Percentile bootstrap 95 % interval of the median of @v (bench/stats.c). */
 static void boot_ci(const double *v, int n, int resamples, double *lo, double *hi)
 {
-	double *meds = malloc(sizeof(double) * resamples), r[MAX_REPS];
-	int b, i;
+	struct bench_interval ci = bench_bootstrap_median_r(v, n, resamples);
 
-	for (b = 0; b < resamples; b++) {
-		for (i = 0; i < n; i++)
-			r[i] = v[rnd(n)];
-		meds[b] = median(r, n);
-	}
-	qsort(meds, resamples, sizeof(*meds), cmp_double);
-	*lo = meds[(int)(0.025 * (resamples - 1))];
-	*hi = meds[(int)(0.975 * (resamples - 1))];
-	free(meds);
+	*lo = ci.lo;
+	*hi = ci.hi;
 }
 
 /*
@@ -353,7 +319,7 @@ static int layout_cost(int reps)
 	printf("layout cost, %d reps (medians):\n", reps);
 	for (l = 0; l < 2; l++)
 		printf("  %-24s query %.2f ns; two CPUs switching 4 consecutive TIDs: %.2f ns per switch\n",
-		       names[l], median(q[l], reps), median(b[l], reps));
+		       names[l], bench_median(q[l], reps), bench_median(b[l], reps));
 	memset(&uspin_rs_view, 0, sizeof(uspin_rs_view));
 	free((void *)a);
 	return 0;
@@ -580,14 +546,14 @@ static int three_way(int reps, int cpu, int resamples)
 	for (c = 0; c < 3; c++) {
 		boot_ci(v[c], reps, resamples, &lo, &hi);
 		printf("  %-8s %10.4g ns/switch (median; 95%% CI %.4g-%.4g)\n",
-		       names[c], median(v[c], reps), lo, hi);
+		       names[c], bench_median(v[c], reps), lo, hi);
 	}
-	base = median(v[0], reps);
+	base = bench_median(v[0], reps);
 	for (c = 1; c < 3; c++) {
 		boot_ci(d[c], reps, resamples, &lo, &hi);
 		printf("  %s - nothing, paired: %+.4g ns (median; 95%% CI %+.4g to %+.4g), %+.2f %% (CI %+.2f to %+.2f %%)\n",
-		       names[c], median(d[c], reps), lo, hi,
-		       100 * median(d[c], reps) / base, 100 * lo / base,
+		       names[c], bench_median(d[c], reps), lo, hi,
+		       100 * bench_median(d[c], reps) / base, 100 * lo / base,
 		       100 * hi / base);
 	}
 	for (c = 0; c < 3; c++) {
@@ -606,7 +572,7 @@ static void print_side(const char *name, const double *v, int n, int resamples,
 
 	boot_ci(v, n, resamples, &lo, &hi);
 	printf("  publication %-4s %10.4g %s (median; 95%% CI %.4g-%.4g)\n", name,
-	       median(v, n) * scale, unit, lo * scale, hi * scale);
+	       bench_median(v, n) * scale, unit, lo * scale, hi * scale);
 }
 
 int main(int argc, char **argv)
@@ -738,9 +704,9 @@ int main(int argc, char **argv)
 	print_side("off:", off, reps, resamples, unit, scale);
 	print_side("on:", on, reps, resamples, unit, scale);
 	boot_ci(diff, reps, resamples, &lo, &hi);
-	base = median(off, reps);
+	base = bench_median(off, reps);
 	printf("  on - off, paired:   %+.4g %s (median; 95%% CI %+.4g to %+.4g), %+.2f %% (CI %+.2f to %+.2f %%)\n",
-	       median(diff, reps), unit, lo, hi, 100 * median(diff, reps) / base,
+	       bench_median(diff, reps), unit, lo, hi, 100 * bench_median(diff, reps) / base,
 	       100 * lo / base, 100 * hi / base);
 	printf("  raw off:");
 	for (i = 0; i < reps; i++)

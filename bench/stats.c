@@ -66,12 +66,12 @@ double bench_jain(const unsigned long *x, size_t n)
 
 double bench_median(const double *v, size_t n)
 {
-	double tmp[64];
+	double tmp[BENCH_STATS_MAX];
 
 	if (!n)
 		return 0;
-	if (n > 64)
-		n = 64;
+	if (n > BENCH_STATS_MAX)
+		n = BENCH_STATS_MAX;
 	memcpy(tmp, v, n * sizeof(*v));
 	return bench_spread_of(tmp, n).median;
 }
@@ -86,41 +86,48 @@ static uint64_t boot_next(uint64_t *s)
 }
 
 /*
- * The percentile bootstrap: the statistic over many resamples of the
- * indices, then its 2.5 and 97.5 percentiles.  @stat gets the resampled
- * indices.
+ * The percentile bootstrap: the statistic over @resamples resamples of
+ * the indices, then its 2.5 and 97.5 percentiles.  @stat gets the
+ * resampled indices.  Without memory for the resamples the interval is
+ * the point itself.
  */
-static struct bench_interval bootstrap(size_t n,
+static struct bench_interval bootstrap(size_t n, unsigned int resamples,
 				       double (*stat)(const size_t *idx,
 						      size_t n, const void *arg),
 				       const void *arg)
 {
-	static double boot[BENCH_BOOTSTRAP_RESAMPLES];
 	struct bench_interval ci;
 	uint64_t seed = BENCH_BOOTSTRAP_SEED;
-	size_t idx[64] = { 0 }, i, b;
+	size_t idx[BENCH_STATS_MAX] = { 0 }, i, b;
+	double *boot;
 
+	if (n > BENCH_STATS_MAX)
+		n = BENCH_STATS_MAX;
 	for (i = 0; i < n; i++)
 		idx[i] = i;
 	ci.median = stat(idx, n, arg);
 	ci.lo = ci.hi = ci.median;
-	if (n < 2)
+	if (n < 2 || resamples < 2)
 		return ci;
-	for (b = 0; b < BENCH_BOOTSTRAP_RESAMPLES; b++) {
+	boot = malloc(resamples * sizeof(*boot));
+	if (!boot)
+		return ci;
+	for (b = 0; b < resamples; b++) {
 		for (i = 0; i < n; i++)
 			idx[i] = boot_next(&seed) % n;
 		boot[b] = stat(idx, n, arg);
 	}
-	qsort(boot, BENCH_BOOTSTRAP_RESAMPLES, sizeof(double), cmp_double);
-	ci.lo = boot[(size_t)(0.025 * (BENCH_BOOTSTRAP_RESAMPLES - 1) + 0.5)];
-	ci.hi = boot[(size_t)(0.975 * (BENCH_BOOTSTRAP_RESAMPLES - 1) + 0.5)];
+	qsort(boot, resamples, sizeof(*boot), cmp_double);
+	ci.lo = boot[(size_t)(0.025 * (resamples - 1) + 0.5)];
+	ci.hi = boot[(size_t)(0.975 * (resamples - 1) + 0.5)];
+	free(boot);
 	return ci;
 }
 
 static double median_of(const size_t *idx, size_t n, const void *arg)
 {
 	const double *v = arg;
-	double tmp[64];
+	double tmp[BENCH_STATS_MAX];
 	size_t i;
 
 	for (i = 0; i < n; i++)
@@ -135,7 +142,7 @@ struct pairs {
 static double ratio_of(const size_t *idx, size_t n, const void *arg)
 {
 	const struct pairs *p = arg;
-	double tmp[64];
+	double tmp[BENCH_STATS_MAX];
 	size_t i;
 
 	for (i = 0; i < n; i++)
@@ -145,7 +152,13 @@ static double ratio_of(const size_t *idx, size_t n, const void *arg)
 
 struct bench_interval bench_bootstrap_median(const double *v, size_t n)
 {
-	return bootstrap(n > 64 ? 64 : n, median_of, v);
+	return bootstrap(n, BENCH_BOOTSTRAP_RESAMPLES, median_of, v);
+}
+
+struct bench_interval bench_bootstrap_median_r(const double *v, size_t n,
+					       unsigned int resamples)
+{
+	return bootstrap(n, resamples, median_of, v);
 }
 
 struct bench_interval bench_bootstrap_ratio(const double *a, const double *b,
@@ -153,7 +166,7 @@ struct bench_interval bench_bootstrap_ratio(const double *a, const double *b,
 {
 	struct pairs p = { a, b };
 
-	return bootstrap(n > 64 ? 64 : n, ratio_of, &p);
+	return bootstrap(n, BENCH_BOOTSTRAP_RESAMPLES, ratio_of, &p);
 }
 
 const char *bench_verdict(struct bench_interval a, struct bench_interval b,

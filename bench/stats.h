@@ -12,6 +12,8 @@
 
 #define BENCH_BOOTSTRAP_RESAMPLES	2000
 #define BENCH_BOOTSTRAP_SEED		20101	/* recorded with every interval */
+/* The medians and intervals below use the first BENCH_STATS_MAX values. */
+#define BENCH_STATS_MAX			256
 
 struct bench_spread {
 	double median, min, max;
@@ -34,12 +36,15 @@ double bench_jain(const unsigned long *x, size_t n);
 /*
  * Median of @v[0..n) with its 95 % percentile-bootstrap interval
  * (BENCH_BOOTSTRAP_RESAMPLES resamples of the n values, with replacement,
- * from BENCH_BOOTSTRAP_SEED).  n <= 64.
+ * from BENCH_BOOTSTRAP_SEED).
  */
 struct bench_interval bench_bootstrap_median(const double *v, size_t n);
+/* The same with @resamples resamples (at least 100). */
+struct bench_interval bench_bootstrap_median_r(const double *v, size_t n,
+					       unsigned int resamples);
 /*
  * Median of the per-pair ratios @a[i] / @b[i] (pairs measured in the same
- * round) and its interval, resampling the pairs.  n <= 64.
+ * round) and its interval, resampling the pairs.
  */
 struct bench_interval bench_bootstrap_ratio(const double *a, const double *b,
 					    size_t n);

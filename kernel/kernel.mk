@@ -145,9 +145,10 @@ $(BUILD)/guest/test-rseq-state: tests/kernel/test_rseq_state.c vdso/running_stat
 
 # The context-switch cost of publication, toggled with the sysctl, and
 # the LD_PRELOAD shim that opts unmodified programs (perf) in.
-$(BUILD)/guest/pingpong: bench/pingpong.c $(LIBUSPIN_A) $(FLAGS_STAMP)
+$(BUILD)/guest/pingpong: bench/pingpong.c $(BUILD)/obj/bench/stats.o $(LIBUSPIN_A) $(FLAGS_STAMP)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -static -o $@ $< $(LIBUSPIN_A) -pthread
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -static -o $@ $< $(BUILD)/obj/bench/stats.o \
+	  $(LIBUSPIN_A) -pthread
 
 $(BUILD)/guest/librs-optin.so: vdso/rs_optin.c vdso/running_state_abi.h
 	@mkdir -p $(@D)
