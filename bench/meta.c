@@ -12,11 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../tests/sys_util.h"
 #include "clock.h"
 #include "locks/lock.h"
 #include "meta.h"
@@ -91,7 +91,7 @@ static void cpu_model(char *buf, size_t len)
  */
 static void rs_query_cost(double *ns, double *self_on_pct)
 {
-	uint32_t tid = (uint32_t)syscall(SYS_gettid);
+	uint32_t tid = sys_gettid();
 	const long n = 1000000;
 	double v[5];
 	long i, on = 0;

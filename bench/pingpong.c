@@ -63,7 +63,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -72,6 +71,7 @@
 #include <bpf/bpf.h>
 #include "bpf/rs_load.h"
 #endif
+#include "../tests/sys_util.h"
 #include "running_state.h"
 #include "running_state_abi.h"
 #include "stats.h"
@@ -219,7 +219,7 @@ static double query_cost(void)
  */
 static double query_self_cost(void)
 {
-	uint32_t self = (uint32_t)syscall(SYS_gettid);
+	uint32_t self = sys_gettid();
 	long i, reps = 100000000, on = 0;
 	double t0;
 

@@ -42,7 +42,7 @@ DEB_BENCH  += linux-perf
 KTEST_CFLAGS := -O2 -g -std=gnu11 -pthread -static -Wall -Wextra \
 		-Wno-unused-parameter $(WERROR_FLAG)
 KTEST_LIBS   := -lcheck -lsubunit -lrt -lm
-KTEST_HDRS   := tests/kernel/futex_lock_test.h libuspin/futex_lock_abi.h
+KTEST_HDRS   := tests/kernel/futex_lock_test.h libuspin/futex_lock_abi.h tests/sys_util.h
 
 GUEST_BINS += $(BUILD)/guest/test-futex-lock $(BUILD)/guest/test-futex-lock-adaptive \
 	      $(BUILD)/guest/futex-lock-fairness $(BUILD)/guest/uspin-fuzz \
@@ -110,14 +110,16 @@ $(BUILD)/guest/futex-lock-fairness: tests/kernel/futex_lock_fairness.c $(KTEST_H
 # The fuzzer: every .c file of tests/kernel/fuzz/ (a new file registers its
 # own cases, see fuzz.h), against the patched uapi headers.
 FUZZ_SRCS := $(sort $(wildcard tests/kernel/fuzz/*.c))
-$(BUILD)/guest/uspin-fuzz: $(FUZZ_SRCS) $(wildcard tests/kernel/fuzz/*.h) $(KERNEL_STAMP)
+$(BUILD)/guest/uspin-fuzz: $(FUZZ_SRCS) $(wildcard tests/kernel/fuzz/*.h) tests/sys_util.h \
+		$(KERNEL_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(KTEST_CFLAGS) $(CPPFLAGS) -isystem $(KERNEL_HDR) -o $@ $(FUZZ_SRCS)
 
 # The running-state array's kernel-specific checks (the ABI drift
 # _Static_asserts need the patched <linux/sched_running_state.h>).
 $(BUILD)/guest/test-running-state-kernel: tests/kernel/test_running_state_kernel.c \
-		vdso/running_state_abi.h vdso/running_state.h $(LIBUSPIN_A) $(KERNEL_STAMP)
+		vdso/running_state_abi.h vdso/running_state.h tests/sys_util.h $(LIBUSPIN_A) \
+		$(KERNEL_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(KTEST_CFLAGS) $(CPPFLAGS) -isystem $(KERNEL_HDR) -o $@ $< \
 	  $(LIBUSPIN_A) $(KTEST_LIBS)
@@ -138,7 +140,7 @@ $(BUILD)/guest/thread_state_test: $(KERNEL_STAMP)
 	  $(KERNEL_TREE)/tools/testing/selftests/sched/thread_state_test.c
 
 $(BUILD)/guest/test-rseq-state: tests/kernel/test_rseq_state.c vdso/running_state.h \
-		$(LIBUSPIN_A) $(KERNEL_STAMP)
+		tests/sys_util.h $(LIBUSPIN_A) $(KERNEL_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(KTEST_CFLAGS) $(CPPFLAGS) -isystem $(KERNEL_HDR) -o $@ $< \
 	  $(LIBUSPIN_A) $(KTEST_LIBS)

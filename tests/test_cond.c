@@ -105,7 +105,7 @@ START_TEST(errors)
 	ck_assert_int_eq(uspin_cond_wait(NULL, &m), EINVAL);
 	ck_assert_int_eq(uspin_cond_wait(&c, NULL), EINVAL);
 	/* Still ours after every refusal. */
-	ck_assert_uint_eq(WORD_TID(m.word), test_gettid());
+	ck_assert_uint_eq(WORD_TID(m.word), sys_gettid());
 	ck_assert_uint_eq(c.wrefs, 0);
 	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
 }
@@ -130,7 +130,7 @@ START_TEST(timeouts)
 		ck_assert_int_eq(uspin_cond_clockwait(&c, &m, clocks[i], &d),
 				 ETIMEDOUT);
 		ck_assert_int_ge(now_on(clocks[i]), ts_ns(&d));
-		ck_assert_uint_eq(WORD_TID(m.word), test_gettid());
+		ck_assert_uint_eq(WORD_TID(m.word), sys_gettid());
 		ck_assert_int_eq(uspin_cond_clockwait(&c, &m, clocks[i], &past),
 				 ETIMEDOUT);
 		ck_assert_int_eq(uspin_cond_clockwait(&c, &m, clocks[i],
@@ -145,7 +145,7 @@ START_TEST(timeouts)
 		ck_assert_int_eq(uspin_cond_timedwait(&mono, &m, &d), ETIMEDOUT);
 		ck_assert_int_ge(now_on(CLOCK_MONOTONIC), ts_ns(&d));
 	}
-	ck_assert_uint_eq(WORD_TID(m.word), test_gettid());
+	ck_assert_uint_eq(WORD_TID(m.word), sys_gettid());
 	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
 	/* Everybody left: the condvar is back to rest. */
 	ck_assert_uint_eq(c.g1_unsignalled + c.g2_size, 0);
@@ -592,7 +592,7 @@ START_TEST(robust_owner_dies_after_signal)
 	}
 	while (s->stage == 0)
 		ck_assert_int_eq(uspin_cond_wait(&s->c, &s->m), EOWNERDEAD);
-	ck_assert_uint_eq(WORD_TID(s->m.word), test_gettid());
+	ck_assert_uint_eq(WORD_TID(s->m.word), sys_gettid());
 	ck_assert_int_eq(uspin_mutex_consistent(&s->m), 0);
 	ck_assert_int_eq(uspin_mutex_unlock(&s->m), 0);
 	if (pid)
@@ -631,7 +631,7 @@ static void *cancel_waiter(void *arg)
 {
 	struct cancel_arg *a = arg;
 
-	a->tid = test_gettid();
+	a->tid = sys_gettid();
 	uspin_mutex_lock(a->m);
 	pthread_cleanup_push(cancel_cleanup_check, a);
 	__atomic_store_n(&a->started, 1, __ATOMIC_RELEASE);

@@ -36,7 +36,7 @@ START_TEST(initializer_is_a_working_mutex)
 
 	ck_assert_uint_eq(sizeof(m), 40);
 	ck_assert_int_eq(uspin_mutex_lock(&m), 0);
-	ck_assert_uint_eq(m.word, test_gettid());
+	ck_assert_uint_eq(m.word, sys_gettid());
 	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
 	ck_assert_uint_eq(m.word, 0);
 	ck_assert_int_eq(uspin_mutex_destroy(&m), 0);
@@ -56,7 +56,7 @@ START_TEST(relock_by_owner_is_edeadlk)
 	ts.tv_sec = -1;
 	ck_assert_int_eq(uspin_mutex_timedlock(&m, &ts), EDEADLK);
 	ck_assert_int_eq(uspin_mutex_trylock(&m), EBUSY);
-	ck_assert_uint_eq(m.word, test_gettid());
+	ck_assert_uint_eq(m.word, sys_gettid());
 	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
 }
 END_TEST
@@ -133,7 +133,7 @@ START_TEST(lock_takes_over_dead_owner)
 	ck_assert_int_eq(uspin_mutex_init(&m, all_policies[p]), 0);
 	m.word = dead_words[w];
 	ck_assert_int_eq(uspin_mutex_lock(&m), EOWNERDEAD);
-	ck_assert_uint_eq(m.word & FUTEX_TID_MASK, test_gettid());
+	ck_assert_uint_eq(m.word & FUTEX_TID_MASK, sys_gettid());
 	ck_assert(m.word & FUTEX_OWNER_DIED);
 	ck_assert_int_eq(uspin_mutex_consistent(&m), 0);
 	ck_assert(!(m.word & FUTEX_OWNER_DIED));
@@ -177,11 +177,11 @@ START_TEST(shared_takes_over_word_of_task_dead_in_a_call)
 					  USPIN_PROCESS_SHARED), 0);
 	m.word = dead_words[w];
 	ck_assert_int_eq(uspin_mutex_lock(&m), 0);
-	ck_assert_uint_eq(m.word & ~FUTEX_WAITERS, test_gettid());
+	ck_assert_uint_eq(m.word & ~FUTEX_WAITERS, sys_gettid());
 	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
 	m.word = dead_words[w];
 	ck_assert_int_eq(uspin_mutex_trylock(&m), 0);
-	ck_assert_uint_eq(m.word & ~FUTEX_WAITERS, test_gettid());
+	ck_assert_uint_eq(m.word & ~FUTEX_WAITERS, sys_gettid());
 	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
 	m.word = dead_words[w];
 	ck_assert_int_eq(uspin_mutex_timedlock(&m, &ts), 0);

@@ -31,7 +31,7 @@ static void *waiter_main(void *arg)
 {
 	struct waiter *w = arg;
 
-	__atomic_store_n(&w->tid, test_gettid(), __ATOMIC_RELEASE);
+	__atomic_store_n(&w->tid, sys_gettid(), __ATOMIC_RELEASE);
 	w->ret = w->deadline ? uspin_mutex_timedlock(w->m, w->deadline) :
 			       uspin_mutex_lock(w->m);
 	uspin_thread_stats(&w->st, sizeof(w->st), 0);
@@ -100,7 +100,7 @@ START_TEST(timed_out_requester_withdraws)
 	pthread_join(w.thread, NULL);
 	ck_assert_int_eq(w.ret, ETIMEDOUT);
 	ck_assert_uint_eq(m.handoff, 0);
-	ck_assert_uint_eq(WORD_TID(m.word), test_gettid());
+	ck_assert_uint_eq(WORD_TID(m.word), sys_gettid());
 	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
 	ck_assert_uint_eq(m.word, 0);
 }

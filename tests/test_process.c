@@ -22,7 +22,7 @@ static void warm_tid_cache(void)
 	uspin_mutex_t m = USPIN_MUTEX_INITIALIZER;
 
 	ck_assert_int_eq(uspin_mutex_lock(&m), 0);
-	ck_assert_uint_eq(m.word, test_gettid());
+	ck_assert_uint_eq(m.word, sys_gettid());
 	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
 }
 
@@ -34,7 +34,7 @@ static void warm_tid_cache(void)
 static int child_checks_its_tid(void)
 {
 	uspin_mutex_t m = USPIN_MUTEX_INITIALIZER, r;
-	uint32_t self = test_gettid();
+	uint32_t self = sys_gettid();
 
 	if (uspin_mutex_lock(&m) != 0)
 		return 10;
@@ -113,7 +113,7 @@ static struct shared_mutex *map_shared_robust(void)
 static void assert_owner_died(struct shared_mutex *s)
 {
 	ck_assert_int_eq(uspin_mutex_lock(&s->m), EOWNERDEAD);
-	ck_assert_uint_eq(s->m.word & FUTEX_TID_MASK, test_gettid());
+	ck_assert_uint_eq(s->m.word & FUTEX_TID_MASK, sys_gettid());
 	ck_assert_int_eq(uspin_mutex_consistent(&s->m), 0);
 	ck_assert_int_eq(uspin_mutex_unlock(&s->m), 0);
 	ck_assert_int_eq(uspin_mutex_lock(&s->m), 0);
@@ -131,7 +131,7 @@ START_TEST(child_dying_with_robust_mutex_held)
 	if (pid == 0) {
 		if (uspin_mutex_lock(&s->m) != 0)
 			_exit(2);
-		if ((s->m.word & FUTEX_TID_MASK) != test_gettid())
+		if ((s->m.word & FUTEX_TID_MASK) != sys_gettid())
 			_exit(3);
 		_exit(0);	/* dies holding it */
 	}
@@ -149,7 +149,7 @@ int test_process_hold_robust_main(const char *fd)
 
 	if (s == MAP_FAILED || uspin_mutex_lock(&s->m) != 0)
 		return 2;
-	return (s->m.word & FUTEX_TID_MASK) == test_gettid() ? 0 : 3;
+	return (s->m.word & FUTEX_TID_MASK) == sys_gettid() ? 0 : 3;
 }
 
 START_TEST(vfork_exec_child_dying_with_robust_mutex_held)

@@ -137,8 +137,7 @@ static void *sleep_somehow(void *arg)
 	if (s->how == 0)
 		nanosleep(&d, NULL);
 	else
-		syscall(SYS_futex, &s->futex_word, FUTEX_WAIT_PRIVATE, 0, &d,
-			NULL, 0);
+		sys_futex(&s->futex_word, FUTEX_WAIT_PRIVATE, 0, &d);
 	return NULL;
 }
 
@@ -160,8 +159,7 @@ START_TEST(sleeping_thread_reads_off)
 	ck_assert_msg(took >= 0, "sleeping thread %u never read OFF", s.tid);
 	if (_i) {
 		s.futex_word = 1;
-		syscall(SYS_futex, &s.futex_word, FUTEX_WAKE_PRIVATE, 1, NULL,
-			NULL, 0);
+		sys_futex(&s.futex_word, FUTEX_WAKE_PRIVATE, 1, NULL);
 	}
 	pthread_kill(t, SIGUSR2);	/* ignored below; ends nanosleep early */
 	pthread_join(t, NULL);

@@ -31,7 +31,7 @@ int test_setup_info_main(void)
 	printf("overridden=%d\n", info.policy_overridden);
 	printf("provider=%s\n", info.running_state);
 	printf("ncpus=%u\n", info.ncpus);
-	printf("self_running=%d\n", uspin_tid_running((pid_t)test_gettid()));
+	printf("self_running=%d\n", uspin_tid_running((pid_t)sys_gettid()));
 	for (p = 0; p < USPIN_POLICY_COUNT; p++) {
 		struct uspin_plan plan;
 

@@ -42,7 +42,7 @@ static int child_exit_status(pid_t pid)
 
 static void count_under_lock(struct shared_area *a, long n)
 {
-	uint32_t self = test_gettid();
+	uint32_t self = sys_gettid();
 	long i, c;
 
 	for (i = 0; i < n; i++) {

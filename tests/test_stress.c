@@ -53,7 +53,7 @@ static int acquire(struct stress *st, unsigned int *seed)
 static void *stress_thread(void *arg)
 {
 	struct stress *st = arg;
-	uint32_t self = test_gettid();
+	uint32_t self = sys_gettid();
 	unsigned int seed = self;
 	long i;
 

@@ -46,7 +46,7 @@ START_TEST(bad_abstime_on_a_free_lock_takes_it)
 
 	ck_assert_int_eq(uspin_mutex_init(&m, 0), 0);
 	ck_assert_int_eq(uspin_mutex_timedlock(&m, &bad), 0);
-	ck_assert_uint_eq(m.word, test_gettid());
+	ck_assert_uint_eq(m.word, sys_gettid());
 	/* Our own lock again: EDEADLK, whatever abstime says (as glibc). */
 	ck_assert_int_eq(uspin_mutex_timedlock(&m, &bad), EDEADLK);
 	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
@@ -128,7 +128,7 @@ START_TEST(release_before_deadline_hands_over)
 	ck_assert_int_eq(pthread_create(&t, NULL, release_later, &h), 0);
 	ck_assert_int_eq(uspin_mutex_clocklock(&m, clock, &ts), 0);
 	ck_assert_int_lt(now_on(clock), ts_ns(&ts));
-	ck_assert_uint_eq(m.word & FUTEX_TID_MASK, test_gettid());
+	ck_assert_uint_eq(m.word & FUTEX_TID_MASK, sys_gettid());
 	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
 	pthread_join(t, NULL);
 	pthread_join(h.thread, NULL);

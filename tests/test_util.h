@@ -9,18 +9,13 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "sys_util.h"
 #include "uspin.h"
 
 #define NSEC_PER_SEC 1000000000L
-
-static inline uint32_t test_gettid(void)
-{
-	return (uint32_t)syscall(SYS_gettid);
-}
 
 static inline int64_t ts_ns(const struct timespec *ts)
 {

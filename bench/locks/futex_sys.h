@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * futex_sys.h - the raw futex calls the hand-made contenders use, and the
- * caller's TID.  Kept apart so the lock files read like the algorithms.
+ * futex_sys.h - the futex calls the hand-made contenders use, and the
+ * caller's TID, cached.  Kept apart so the lock files read like the
+ * algorithms; the system calls themselves are tests/sys_util.h's.
  */
 #ifndef BENCH_FUTEX_SYS_H
 #define BENCH_FUTEX_SYS_H
@@ -9,14 +10,13 @@
 #include <errno.h>
 #include <linux/futex.h>
 #include <stdint.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #include <urcu/uatomic.h>
+
+#include "../../tests/sys_util.h"
 
 static inline long bench_futex(uint32_t *uaddr, int op, uint32_t val)
 {
-	return syscall(SYS_futex, uaddr, op | FUTEX_PRIVATE_FLAG, val,
-		       NULL, NULL, 0);
+	return sys_futex(uaddr, op | FUTEX_PRIVATE_FLAG, val, NULL);
 }
 
 static inline void bench_futex_wait(uint32_t *uaddr, uint32_t val)
@@ -36,7 +36,7 @@ extern __thread uint32_t bench_tid_cache;
 static inline uint32_t bench_tid(void)
 {
 	if (__builtin_expect(bench_tid_cache == 0, 0))
-		bench_tid_cache = (uint32_t)syscall(SYS_gettid);
+		bench_tid_cache = sys_gettid();
 	return bench_tid_cache;
 }
 

@@ -354,7 +354,7 @@ static void *sleeper(void *arg)
 {
 	struct timespec ms = { 0, 1000000 };
 
-	*(volatile uint32_t *)arg = test_gettid();
+	*(volatile uint32_t *)arg = sys_gettid();
 	for (;;)
 		nanosleep(&ms, NULL);
 	return NULL;
@@ -404,7 +404,7 @@ int client_main(const char *mode)
 	const char *p = uspin_running_state_init();
 	const struct uspin_rs_provider *bpf = &uspin_rs_provider_bpf;
 	volatile uint32_t stid = 0;
-	uint32_t self = test_gettid();
+	uint32_t self = sys_gettid();
 	struct timespec tick = { 0, 100000 };
 	pthread_t t;
 	int prev = -1, cur;

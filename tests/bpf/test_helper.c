@@ -351,7 +351,7 @@ START_TEST(silent_connections_do_not_delay_attach)
 		t0 = now_on(CLOCK_MONOTONIC);
 		ck_assert_int_eq(view_attach(&v), 0);
 		t[i] = now_on(CLOCK_MONOTONIC) - t0;
-		ck_assert_int_eq(view_query(&v, test_gettid()), USPIN_RS_ON);
+		ck_assert_int_eq(view_query(&v, sys_gettid()), USPIN_RS_ON);
 	}
 	qsort(t, 5, sizeof(t[0]), cmp_i64);
 	printf("bpf/attach with %d silent connections: median %.1f us, max %.1f us\n",
@@ -415,7 +415,7 @@ static int unprivileged_child(void)
 	struct uspin_stated_reply rep;
 	struct uspin_rs_view v;
 	volatile uint32_t *ro;
-	uint32_t self = test_gettid(), key = 0;
+	uint32_t self = sys_gettid(), key = 0;
 	static char chunk[4096];
 	int fds[2], st;
 	pid_t pid;

@@ -65,7 +65,7 @@ static void *busy_then_block(void *arg)
 {
 	char c;
 
-	b_tid = test_gettid();
+	b_tid = sys_gettid();
 	while (!b_stop)
 		;
 	if (read(b_pipe[0], &c, 1) < 0)

@@ -41,7 +41,7 @@ static int64_t wait_for(uint32_t tid, enum uspin_rs_answer want)
 
 static void *note_tid(void *arg)
 {
-	*(volatile uint32_t *)arg = test_gettid();
+	*(volatile uint32_t *)arg = sys_gettid();
 	return NULL;
 }
 
@@ -99,7 +99,7 @@ struct excl {
 static void *excl_thread(void *arg)
 {
 	struct excl *x = arg;
-	uint32_t self = test_gettid();
+	uint32_t self = sys_gettid();
 	long i;
 
 	for (i = 0; i < x->per_thread; i++) {
@@ -310,7 +310,7 @@ START_TEST(fork_into_new_pid_namespace_drops_the_view)
 	if (pid == 0) {
 		uspin_rs_provider_bpf.new_process(&inherited);
 		_exit(inherited.nr_entries == 0 ||
-		      view_query(&inherited, test_gettid()) != USPIN_RS_ON);
+		      view_query(&inherited, sys_gettid()) != USPIN_RS_ON);
 	}
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,

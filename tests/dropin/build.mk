@@ -18,16 +18,17 @@ $(DROPIN_TEST_DIR)/libhelper.so $(DROPIN_TEST_DIR)/libhelper-deep.so: tests/drop
 	@mkdir -p $(dir $@)
 	$(CC) $(DROPIN_TEST_CFLAGS) -fPIC -shared -o $@ $<
 
-$(DROPIN_EARLY): tests/dropin/libearly.c
+$(DROPIN_EARLY): tests/dropin/libearly.c tests/sys_util.h
 	@mkdir -p $(dir $@)
 	$(CC) $(DROPIN_TEST_CFLAGS) -fPIC -shared -o $@ $<
 
-$(DROPIN_TEST): $(DROPIN_TEST_SRCS) tests/dropin/util.h tests/kill_harness.h $(DROPIN_EARLY) $(DROPIN_HELPERS)
+$(DROPIN_TEST): $(DROPIN_TEST_SRCS) tests/dropin/util.h tests/sys_util.h tests/kill_harness.h \
+		$(DROPIN_EARLY) $(DROPIN_HELPERS)
 	$(CC) $(DROPIN_TEST_CFLAGS) -o $@ $(DROPIN_TEST_SRCS) \
 	  -L$(DROPIN_TEST_DIR) -learly -Wl,-rpath,$(abspath $(DROPIN_TEST_DIR)) \
 	  $(CHECK_LIBS) -ldl
 
-$(DROPIN_TEST_CXX): tests/dropin/cxx.cc
+$(DROPIN_TEST_CXX): tests/dropin/cxx.cc tests/sys_util.h
 	$(CXX) -std=c++17 -O2 -g -pthread -Wall -Wextra $(WERROR_FLAG) -o $@ $< $(CHECK_LIBS)
 
 $(DROPIN_TEST_DIR)/static-hello: tests/dropin/static_hello.c

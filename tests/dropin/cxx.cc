@@ -8,7 +8,6 @@
  * test-dropin (DROPIN_EXPECT says which).
  */
 #include <check.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -23,12 +22,9 @@
 #include <thread>
 #include <vector>
 
-using namespace std::chrono_literals;
+#include "../sys_util.h"
 
-static uint32_t tid_self()
-{
-	return static_cast<uint32_t>(syscall(SYS_gettid));
-}
+using namespace std::chrono_literals;
 
 static int on_uspin()
 {
@@ -37,7 +33,7 @@ static int on_uspin()
 	uint32_t w;
 
 	std::memcpy(&w, m.native_handle(), sizeof(w));
-	return (w & 0x3fffffff) == tid_self();
+	return (w & 0x3fffffff) == sys_gettid();
 }
 
 START_TEST(runs_where_expected)

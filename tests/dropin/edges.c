@@ -291,7 +291,7 @@ START_TEST(dlopened_library_shares_objects)
 	helper_open(&x, "libhelper.so", RTLD_NOW | RTLD_LOCAL);
 	/* It binds where the program does. */
 	if (on_uspin())
-		ck_assert_uint_eq(x.own_word() & 0x3fffffff, tid_self());
+		ck_assert_uint_eq(x.own_word() & 0x3fffffff, sys_gettid());
 	else
 		ck_assert_uint_eq(x.own_word(), 1);
 	/* Objects pass both ways: the program locks, the library unlocks. */

@@ -130,9 +130,9 @@ START_TEST(word_protocol)
 		/* glibc: 1 (normal types), or TID for robust and PI, and
 		   the owner in __owner */
 		if (k != MK_PP)
-			ck_assert_uint_eq(owner_field(&m) & 0x3fffffff, tid_self());
+			ck_assert_uint_eq(owner_field(&m) & 0x3fffffff, sys_gettid());
 	} else {
-		ck_assert_uint_eq(w & 0x3fffffff, tid_self());
+		ck_assert_uint_eq(w & 0x3fffffff, sys_gettid());
 	}
 	ck_assert_int_eq(pthread_mutex_unlock(&m), 0);
 	if (!mkind_glibc(k) && on_uspin())

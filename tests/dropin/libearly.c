@@ -9,8 +9,9 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
-#include <sys/syscall.h>
 #include <unistd.h>
+
+#include "../sys_util.h"
 
 pthread_mutex_t early_held;		/* errorcheck, still locked by main */
 pthread_mutex_t early_rec = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
@@ -29,7 +30,7 @@ __attribute__((constructor)) static void early_ctor(void)
 	early_results[0] = pthread_mutex_init(&early_held, &a);
 	early_results[1] = pthread_mutex_lock(&early_held);
 	early_word = *(volatile uint32_t *)&early_held;
-	early_tid = (uint32_t)syscall(SYS_gettid);
+	early_tid = sys_gettid();
 	early_results[2] = pthread_mutex_lock(&early_rec);
 	early_results[3] = pthread_mutex_lock(&early_rec);
 	pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);

@@ -14,16 +14,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-#define NSEC_PER_SEC 1000000000L
+#include "../sys_util.h"
 
-static inline uint32_t tid_self(void)
-{
-	return (uint32_t)syscall(SYS_gettid);
-}
+#define NSEC_PER_SEC 1000000000L
 
 /* The lock word (__lock) of a pthread mutex. */
 static inline uint32_t word_of(pthread_mutex_t *m)
@@ -44,7 +40,7 @@ static inline int on_uspin(void)
 	int yes;
 
 	pthread_mutex_lock(&m);
-	yes = (word_of(&m) & 0x3fffffff) == tid_self();
+	yes = (word_of(&m) & 0x3fffffff) == sys_gettid();
 	pthread_mutex_unlock(&m);
 	return yes;
 }

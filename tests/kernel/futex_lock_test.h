@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../sys_util.h"
+
 #if !defined(FUTEX_LOCK) || !defined(FUTEX_UNLOCK)
 #error "<linux/futex.h> lacks FUTEX_LOCK/FUTEX_UNLOCK: compile against the patched kernel's uapi headers"
 #endif
@@ -39,19 +41,6 @@ _Static_assert(USPIN_FUTEX_UNLOCK == FUTEX_UNLOCK,
 
 /* A TID no task can have: above PID_MAX_LIMIT (4M), inside FUTEX_TID_MASK. */
 #define NO_SUCH_TID 0x3ffffff0u
-
-static inline long sys_futex(void *uaddr, int op, uint32_t val,
-			     const struct timespec *abs)
-{
-	return syscall(SYS_futex, uaddr, op, val, abs, NULL, 0);
-}
-
-/* All six arguments, for the checks of the unused ones; -1/errno or result. */
-static inline long sys_futex6(void *uaddr, int op, uint32_t val,
-			      const void *timeout, void *uaddr2, uint32_t val3)
-{
-	return syscall(SYS_futex, uaddr, op, val, timeout, uaddr2, val3);
-}
 
 /* FUTEX_LOCK* call; returns 0 or the errno. */
 static inline int futex_lock_op(uint32_t *w, int op, const struct timespec *abs)
@@ -90,7 +79,7 @@ static inline void uunlock(uint32_t *w, int private_flag)
 					__ATOMIC_RELAXED))
 		return;
 	__atomic_exchange_n(w, 0, __ATOMIC_RELEASE);
-	syscall(SYS_futex, w, FUTEX_WAKE | private_flag, 1, NULL, NULL, 0);
+	sys_futex(w, FUTEX_WAKE | private_flag, 1, NULL);
 }
 
 /* FUTEX_UNLOCK call; returns 0 or the errno. */

@@ -697,7 +697,7 @@ static void *wait_waiter(void *arg)
 	uint32_t v = *(uint32_t *)arg;
 
 	hw_tid = gettid();
-	while (syscall(SYS_futex, &hw, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0)) {
+	while (sys_futex(&hw, FUTEX_WAIT_PRIVATE, v, NULL)) {
 		if (errno != EINTR)
 			return (void *)(long)errno;
 	}
@@ -761,10 +761,10 @@ END_TEST
 static void *pi_waiter(void *arg)
 {
 	hw_tid = gettid();
-	if (syscall(SYS_futex, &hw, FUTEX_LOCK_PI_PRIVATE, 0, NULL, NULL, 0))
+	if (sys_futex(&hw, FUTEX_LOCK_PI_PRIVATE, 0, NULL))
 		return (void *)(long)errno;
-	return (void *)(long)(syscall(SYS_futex, &hw, FUTEX_UNLOCK_PI_PRIVATE,
-				      0, NULL, NULL, 0) ? errno : 0);
+	return (void *)(long)(sys_futex(&hw, FUTEX_UNLOCK_PI_PRIVATE, 0, NULL) ?
+			      errno : 0);
 }
 
 START_TEST(test_unlock_pi_waiter)
@@ -781,7 +781,7 @@ START_TEST(test_unlock_pi_waiter)
 	ck_assert(wait_until_sleeping(getpid(), hw_tid));
 	ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), EINVAL);
 	ck_assert_uint_eq(load(&hw), me | FUTEX_WAITERS);
-	ck_assert_int_eq(syscall(SYS_futex, &hw, FUTEX_UNLOCK_PI_PRIVATE, 0, NULL, NULL, 0), 0);
+	ck_assert_int_eq(sys_futex(&hw, FUTEX_UNLOCK_PI_PRIVATE, 0, NULL), 0);
 	ck_assert_msg(join_within(t, 30, &r) == 0, "PI waiter hung");
 	ck_assert_int_eq((long)r, 0);
 }

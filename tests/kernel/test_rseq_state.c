@@ -28,20 +28,15 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../sys_util.h"
 #include "mutex_impl.h"
 #include "running_state.h"
 #include "uspin.h"
 
 #define EXIT_RACE_ROUNDS	10000
-
-static uint32_t raw_gettid(void)
-{
-	return (uint32_t)syscall(SYS_gettid);
-}
 
 static long ncpus_conf;
 
@@ -160,7 +155,7 @@ static void *raw_self_query(void *arg)
 {
 	uint32_t *out = arg;
 
-	out[0] = raw_gettid();
+	out[0] = sys_gettid();
 	out[1] = uspin_rs_entry(out[0]);
 	return NULL;
 }

@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../sys_util.h"
 #include "running_state.h"
 #include "running_state_abi.h"
 #include "uspin.h"
@@ -118,11 +119,6 @@ static uint32_t rs_read(const struct uspin_kernel_rs *rs, uint32_t tid)
 static int is_on(uint32_t e)
 {
 	return e >= SCHED_RS_CPU0;
-}
-
-static uint32_t gettid_raw(void)
-{
-	return (uint32_t)syscall(SYS_gettid);
 }
 
 static long read_long(const char *path)
@@ -217,7 +213,7 @@ struct worker {
 static void *worker_fn(void *arg)
 {
 	struct worker *w = arg;
-	uint32_t self = gettid_raw();
+	uint32_t self = sys_gettid();
 
 	w->tid = self;
 	while (!w->stop) {
@@ -360,7 +356,7 @@ START_TEST(enable_describes_and_publishes_the_caller)
 {
 	struct uspin_kernel_rs rs = rs_enable(), get;
 	long pid_max_limit = 4 * 1024 * 1024;	/* 64-bit, CONFIG_BASE_FULL */
-	uint32_t me = gettid_raw(), e;
+	uint32_t me = sys_gettid(), e;
 
 	ck_assert_int_eq(rs.version, SCHED_RS_VERSION);
 	ck_assert_int_eq(rs.entry_size, 4);
@@ -424,7 +420,7 @@ START_TEST(mapping_is_read_only_and_cannot_be_made_writable)
 	char perms[5] = "", name[128] = "", *p;
 	unsigned long len = rs.size;
 	int fd;
-	uint32_t v, me = gettid_raw();
+	uint32_t v, me = sys_gettid();
 	pid_t pid;
 
 	ck_assert_msg(maps_line(rs.base, perms, name, sizeof(name)),
@@ -473,7 +469,7 @@ START_TEST(mremap_moves_it_and_get_follows)
 {
 	struct uspin_kernel_rs rs = rs_enable(), get;
 	void *to, *moved;
-	uint32_t me = gettid_raw();
+	uint32_t me = sys_gettid();
 
 	/* reserve a destination, then move the whole mapping there */
 	to = mmap(NULL, rs.size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -563,7 +559,7 @@ START_TEST(fork_inherits_exec_drops)
 			_exit(10);
 		if (!(c.flags & SCHED_RS_FLAG_OPTED_IN) || c.base != rs.base)
 			_exit(11);
-		_exit(is_on(rs_read(&c, gettid_raw())) ? 0 : 12);
+		_exit(is_on(rs_read(&c, sys_gettid())) ? 0 : 12);
 	}
 	ck_assert_int_eq(child_status(pid), 0);
 
@@ -695,7 +691,7 @@ static struct uspin_kernel_rs ns_rs;	/* the child's own array */
 static void *ns_thread(void *arg)
 {
 	volatile struct ns_report *r = arg;
-	uint32_t self = gettid_raw(), e;
+	uint32_t self = sys_gettid(), e;
 
 	r->thread_tid = self;
 	while (r->step < 2) {
@@ -717,7 +713,7 @@ START_TEST(new_pid_namespace_has_its_own_array)
 	struct uspin_kernel_rs rs = rs_enable();
 	volatile struct ns_report *r = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 					    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	uint32_t me = gettid_raw();
+	uint32_t me = sys_gettid();
 	pid_t pid;
 	int i;
 
@@ -729,7 +725,7 @@ START_TEST(new_pid_namespace_has_its_own_array)
 		struct uspin_kernel_rs c;
 		pthread_t t;
 
-		r->inner_tid = gettid_raw();
+		r->inner_tid = sys_gettid();
 		/* the inherited mapping now reads 0, even our parent's entry */
 		r->inherited_self_entry = rs_read(&rs, me) | rs_read(&rs, 1);
 		memset(&c, 0, sizeof(c));
@@ -803,7 +799,7 @@ START_TEST(tids_above_32768_are_published)
 	worker_start_rs(&w, 0, &rs);
 	child = fork();
 	if (child == 0) {
-		uint32_t self = gettid_raw();
+		uint32_t self = sys_gettid();
 
 		for (;;)	/* busy, telling whether it reads itself ON */
 			if (is_on(rs_read(&rs, self)))
@@ -895,7 +891,7 @@ START_TEST(sysctl_off_clears_everything_and_refuses_enable)
 	static struct uspin_kernel_rs rs;
 	struct uspin_kernel_rs off;
 	struct worker w;
-	uint32_t t, bad = 0, me = gettid_raw();
+	uint32_t t, bad = 0, me = sys_gettid();
 
 	rs = rs_enable();
 	worker_start_rs(&w, 0, &rs);
@@ -936,7 +932,7 @@ static volatile long lib_samples, lib_on;
 /* Reads its own state through the library's view while it spins. */
 static void *lib_sampler(void *arg)
 {
-	uint32_t self = gettid_raw();
+	uint32_t self = sys_gettid();
 
 	(void)arg;
 	while (!lib_stop) {
@@ -962,7 +958,7 @@ static int provider_attach(void)
 	if ((uintptr_t)uspin_rs_view.base != rs.base ||
 	    uspin_rs_view.nr_entries != rs.nr_entries)
 		return 22;
-	if (uspin_rs_query(gettid_raw()) != USPIN_RS_ON)
+	if (uspin_rs_query(sys_gettid()) != USPIN_RS_ON)
 		return 23;
 	if (pthread_create(&busy, NULL, lib_sampler, NULL))
 		return 24;
@@ -1023,7 +1019,7 @@ static int provider_new_pid_ns(void)
 		uspin_mutex_t m = USPIN_MUTEX_INITIALIZER;
 		struct uspin_kernel_rs c;
 
-		r->inner_tid = gettid_raw();
+		r->inner_tid = sys_gettid();
 		r->inherited_self_entry = uspin_rs_query(r->inner_tid);
 		if (uspin_mutex_lock(&m) || uspin_mutex_unlock(&m))
 			_exit(12);

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../sys_util.h"
 #include "fuzz.h"
 
 #ifndef FUTEX_LOCK
@@ -54,12 +55,6 @@ static int janitor_stop;
 
 static const int lock_errnos[] = { ETIMEDOUT, EDEADLK, EFAULT, EINVAL, ENOSYS, 0 };
 static const int unlock_errnos[] = { EPERM, EFAULT, EINVAL, ENOSYS, 0 };
-
-static long futex6(void *uaddr, int op, uint32_t val, const void *timeout,
-		   void *uaddr2, uint32_t val3)
-{
-	return syscall(SYS_futex, uaddr, op, val, timeout, uaddr2, val3);
-}
 
 /* --- words and values --------------------------------------------------- */
 
@@ -194,12 +189,12 @@ static void release(struct fuzz_thread *t, uint32_t *w, int flags)
 	case 3:		/* v1 protocol: store 0, FUTEX_WAKE */
 		if (fuzz_poke(w, 0))
 			return;
-		r = futex6(w, FUTEX_WAKE | (flags & FUTEX_PRIVATE_FLAG), 1, NULL, NULL, 0);
+		r = sys_futex6(w, FUTEX_WAKE | (flags & FUTEX_PRIVATE_FLAG), 1, NULL, NULL, 0);
 		fuzz_result(t, "FUTEX_WAKE", r, r < 0 ? errno : 0,
 			    FUZZ_ERRNOS(EFAULT, EINVAL));
 		return;
 	default:	/* v2: FUTEX_UNLOCK */
-		r = futex6(w, FUTEX_UNLOCK | (flags & FUTEX_PRIVATE_FLAG), 0, NULL, NULL, 0);
+		r = sys_futex6(w, FUTEX_UNLOCK | (flags & FUTEX_PRIVATE_FLAG), 0, NULL, NULL, 0);
 		fuzz_result(t, "FUTEX_UNLOCK (owner)", r, r < 0 ? errno : 0, unlock_errnos);
 	}
 }
@@ -220,7 +215,7 @@ static void lock_once(struct fuzz_thread *t, uint32_t *w, enum word_kind kind)
 		uaddr2 = &stable[fuzz_below(t, NWORDS)];
 	if (fuzz_chance(t, 5))
 		val3 = fuzz_rand(t);
-	r = futex6(w, (adaptive ? FUTEX_LOCK_ADAPTIVE : FUTEX_LOCK) | flags, val, to,
+	r = sys_futex6(w, (adaptive ? FUTEX_LOCK_ADAPTIVE : FUTEX_LOCK) | flags, val, to,
 		   uaddr2, val3);
 	err = fuzz_result(t, adaptive ? "FUTEX_LOCK_ADAPTIVE" : "FUTEX_LOCK", r,
 			  r < 0 ? errno : 0, lock_errnos);
@@ -266,7 +261,7 @@ static void fuzz_unlock(struct fuzz_thread *t)
 		uaddr2 = &shared[fuzz_below(t, NWORDS)];
 	if (fuzz_chance(t, 5))
 		val3 = fuzz_rand(t);
-	r = futex6(w, FUTEX_UNLOCK | flags, val, to, uaddr2, val3);
+	r = sys_futex6(w, FUTEX_UNLOCK | flags, val, to, uaddr2, val3);
 	err = fuzz_result(t, "FUTEX_UNLOCK", r, r < 0 ? errno : 0, unlock_errnos);
 	if (!err && (val || to || uaddr2 || val3))
 		fuzz_fail(t, "FUTEX_UNLOCK accepted a non-zero unused argument");
@@ -287,19 +282,19 @@ static void fuzz_wait_wake(struct fuzz_thread *t)
 	case 0:
 		if (k1 == W_STABLE || k1 == W_SHARED)
 			v = __atomic_load_n(w, __ATOMIC_RELAXED);
-		r = futex6(w, FUTEX_WAIT | priv, v, &ts, NULL, 0);	/* relative */
+		r = sys_futex6(w, FUTEX_WAIT | priv, v, &ts, NULL, 0);	/* relative */
 		fuzz_result(t, "FUTEX_WAIT", r, r < 0 ? errno : 0,
 			    FUZZ_ERRNOS(EAGAIN, ETIMEDOUT, EFAULT, EINVAL, EINTR));
 		break;
 	case 1:
-		r = futex6(w, FUTEX_WAKE | priv, fuzz_below(t, 4) ? 1 : INT_MAX, NULL, NULL, 0);
+		r = sys_futex6(w, FUTEX_WAKE | priv, fuzz_below(t, 4) ? 1 : INT_MAX, NULL, NULL, 0);
 		fuzz_result(t, "FUTEX_WAKE", r, r < 0 ? errno : 0, FUZZ_ERRNOS(EFAULT, EINVAL));
 		break;
 	default:
 		/* FUTEX_LOCK waiters are never requeued (-EINVAL). */
 		if (k1 == W_STABLE || k1 == W_SHARED)
 			v = __atomic_load_n(w, __ATOMIC_RELAXED);
-		r = futex6(w, FUTEX_CMP_REQUEUE | priv, fuzz_below(t, 3),
+		r = sys_futex6(w, FUTEX_CMP_REQUEUE | priv, fuzz_below(t, 3),
 			   (void *)(long)fuzz_below(t, 3), w2, v);
 		fuzz_result(t, "FUTEX_CMP_REQUEUE", r, r < 0 ? errno : 0,
 			    FUZZ_ERRNOS(EAGAIN, EFAULT, EINVAL));
@@ -336,7 +331,7 @@ static void fuzz_pi(struct fuzz_thread *t)
 		ts.tv_sec++;
 		ts.tv_nsec -= 1000000000L;
 	}
-	r = futex6(w, op | priv, 0, op == FUTEX_TRYLOCK_PI ? NULL : &ts, NULL, 0);
+	r = sys_futex6(w, op | priv, 0, op == FUTEX_TRYLOCK_PI ? NULL : &ts, NULL, 0);
 	err = fuzz_result(t, op == FUTEX_LOCK_PI ? "FUTEX_LOCK_PI" :
 			     op == FUTEX_LOCK_PI2 ? "FUTEX_LOCK_PI2" : "FUTEX_TRYLOCK_PI",
 			  r, r < 0 ? errno : 0,
@@ -346,11 +341,11 @@ static void fuzz_pi(struct fuzz_thread *t)
 		return;
 	/* Unlock as PI (the right way), or with FUTEX_UNLOCK (the wrong one). */
 	if (fuzz_chance(t, 80)) {
-		r = futex6(w, FUTEX_UNLOCK_PI | priv, 0, NULL, NULL, 0);
+		r = sys_futex6(w, FUTEX_UNLOCK_PI | priv, 0, NULL, NULL, 0);
 		fuzz_result(t, "FUTEX_UNLOCK_PI", r, r < 0 ? errno : 0,
 			    FUZZ_ERRNOS(EPERM, EFAULT, EINVAL, EAGAIN));
 	} else {
-		r = futex6(w, FUTEX_UNLOCK | priv, 0, NULL, NULL, 0);
+		r = sys_futex6(w, FUTEX_UNLOCK | priv, 0, NULL, NULL, 0);
 		fuzz_result(t, "FUTEX_UNLOCK", r, r < 0 ? errno : 0, unlock_errnos);
 	}
 }
@@ -368,7 +363,7 @@ static void *exiting_thread(void *arg)
 	struct robust_list_head head;
 	struct robust_list ent;
 	uint32_t *w[2];
-	pid_t tid = syscall(SYS_gettid);
+	pid_t tid = sys_gettid();
 	long off;
 
 	me.tid = tid;
@@ -458,7 +453,7 @@ FUZZ_ACTION(fuzz_churn, 8);
 /* A child process on the shared words: lock, unlock, die holding locks. */
 static int child_main(struct fuzz_thread *t, void *arg)
 {
-	t->tid = syscall(SYS_gettid);
+	t->tid = sys_gettid();
 	for (int i = 0; i < 20; i++) {
 		uint32_t *w = &shared[fuzz_below(t, NWORDS)];
 
@@ -502,7 +497,7 @@ static void fuzz_protocol(struct fuzz_thread *t)
 	}
 	if (!__atomic_compare_exchange_n(w, &zero, t->tid, 0, __ATOMIC_ACQUIRE,
 					 __ATOMIC_RELAXED)) {
-		r = futex6(w, op | FUTEX_PRIVATE_FLAG, 0, to, NULL, 0);
+		r = sys_futex6(w, op | FUTEX_PRIVATE_FLAG, 0, to, NULL, 0);
 		if (fuzz_result(t, "FUTEX_LOCK* (protocol)", r, r < 0 ? errno : 0,
 				FUZZ_ERRNOS(ETIMEDOUT)))
 			return;
@@ -519,11 +514,11 @@ static void fuzz_protocol(struct fuzz_thread *t)
 	if (__atomic_compare_exchange_n(w, &zero, 0, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		return;
 	if (fuzz_chance(t, 70)) {
-		r = futex6(w, FUTEX_UNLOCK_PRIVATE, 0, NULL, NULL, 0);
+		r = sys_futex6(w, FUTEX_UNLOCK_PRIVATE, 0, NULL, NULL, 0);
 		fuzz_result(t, "FUTEX_UNLOCK (protocol)", r, r < 0 ? errno : 0, NULL);
 	} else {
 		__atomic_store_n(w, 0, __ATOMIC_RELEASE);
-		r = futex6(w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+		r = sys_futex6(w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 		fuzz_result(t, "FUTEX_WAKE (protocol)", r, r < 0 ? errno : 0, NULL);
 	}
 }
@@ -540,10 +535,10 @@ static void *janitor_fn(void *arg)
 		for (int i = 0; i < NWORDS; i++) {
 			__atomic_store_n(&stable[i], 0, __ATOMIC_RELAXED);
 			__atomic_store_n(&shared[i], 0, __ATOMIC_RELAXED);
-			syscall(SYS_futex, &stable[i], FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-			syscall(SYS_futex, &stable[i], FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-			syscall(SYS_futex, &shared[i], FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-			syscall(SYS_futex, &shared[i], FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+			sys_futex(&stable[i], FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
+			sys_futex(&stable[i], FUTEX_WAKE, INT_MAX, NULL);
+			sys_futex(&shared[i], FUTEX_WAKE, INT_MAX, NULL);
+			sys_futex(&shared[i], FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
 		}
 		nanosleep(&ts, NULL);
 	}
@@ -587,7 +582,7 @@ static void futex_lock_setup(void)
 {
 	uint32_t probe = 0;
 
-	if (futex6(&probe, FUTEX_LOCK_PRIVATE, 0, NULL, NULL, 0)) {
+	if (sys_futex6(&probe, FUTEX_LOCK_PRIVATE, 0, NULL, NULL, 0)) {
 		printf("SKIP: uspin-fuzz: this kernel has no FUTEX_LOCK (%s)\n",
 		       strerror(errno));
 		exit(77);

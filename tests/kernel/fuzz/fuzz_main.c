@@ -23,11 +23,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../../sys_util.h"
 #include "fuzz.h"
 
 #define MAX_ACTIONS	64
@@ -257,7 +257,7 @@ static void *worker(void *arg)
 {
 	struct fuzz_thread *t = arg;
 
-	t->tid = syscall(SYS_gettid);
+	t->tid = sys_gettid();
 	__atomic_store_n(&worker_tids[t->id], t->tid, __ATOMIC_RELAXED);
 	my_stats = &stats[t->id];
 	while (!fuzz_stopping()) {
