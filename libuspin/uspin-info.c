@@ -11,11 +11,12 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: uspin-info [-h]\n"
+		"usage: uspin-info [-h] [--policies]\n"
 		"Reports what libuspin found when this process started: the\n"
 		"kernel's FUTEX_LOCK ops, the running-state provider and how many\n"
 		"TIDs it covers, the CPUs this process may use, the spin time base,\n"
-		"and the policy USPIN_POLICY_AUTO resolves to.\n");
+		"and the policy USPIN_POLICY_AUTO resolves to.\n"
+		"--policies prints the names USPIN_POLICY accepts, one a line.\n");
 }
 
 static const char *yes_no(int v, const char *yes, const char *no)
@@ -28,6 +29,14 @@ int main(int argc, char **argv)
 	struct uspin_info info;
 	struct uspin_spin_parameters sp;
 
+	if (argc == 2 && strcmp(argv[1], "--policies") == 0) {
+		/* The library's own table, so scripts never keep a copy. */
+		enum uspin_policy p;
+
+		for (p = 0; uspin_policy_name(p); p++)
+			printf("%s\n", uspin_policy_name(p));
+		return 0;
+	}
 	if (argc > 1) {
 		int help = strcmp(argv[1], "-h") == 0 ||
 			   strcmp(argv[1], "--help") == 0;

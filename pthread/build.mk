@@ -19,9 +19,15 @@ $(DROPIN_SO): $(DROPIN_OBJS) $(LIB_OBJS) pthread/libuspin-pthread.map
 
 # uspin-run looks for the drop-in next to itself, in ../lib, then in
 # LIBDIR: a build for another LIBDIR must relink it.
-$(USPIN_RUN): pthread/uspin-run.c $(FLAGS_STAMP) $(BUILD)/.libdir
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -DUSPIN_LIBDIR='"$(LIBDIR)"' \
+$(USPIN_RUN): pthread/uspin-run.c $(BUILD)/gen/policy_names.h $(FLAGS_STAMP) $(BUILD)/.libdir
+	$(CC) $(CPPFLAGS) -I$(BUILD)/gen $(CFLAGS) $(DEPFLAGS) -DUSPIN_LIBDIR='"$(LIBDIR)"' \
 	  -DUSPIN_VERSION='"$(USPIN_VERSION)"' -o $@ $<
+# uspin-run checks --policy against libuspin's table without linking the
+# library: the names of policy.c's table, one initializer a line.
+$(BUILD)/gen/policy_names.h: libuspin/policy.c
+	@mkdir -p $(@D)
+	sed -n 's/^[[:space:]]*\[USPIN_POLICY_[A-Z_]*\][[:space:]]*=[[:space:]]*\("[a-z-]*"\),$$/\t\1,/p' \
+	  $< > $@.tmp && mv $@.tmp $@
 $(BUILD)/.libdir: FORCE
 	@mkdir -p $(@D); [ "$(LIBDIR)" = "$$(cat $@ 2>/dev/null)" ] || echo "$(LIBDIR)" > $@
 

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "uspin.h"	/* USPIN_POLICY_COUNT; uspin-run does not link libuspin */
+
 #ifndef USPIN_LIBDIR
 #define USPIN_LIBDIR "/usr/local/lib"
 #endif
@@ -21,10 +23,16 @@
 #endif
 #define DROPIN "libuspin-pthread.so"
 
+/*
+ * libuspin's names (libuspin/policy.c), extracted at build time:
+ * linking the library would run its constructor in the launcher.
+ */
 static const char *const policies[] = {
-	"auto", "block", "spin", "kernel-adaptive", "user-adaptive",
-	"user-adaptive-bounded", "spin-capped",
+#include "policy_names.h"
 };
+#define NR_POLICIES (sizeof(policies) / sizeof(policies[0]))
+_Static_assert(NR_POLICIES == USPIN_POLICY_COUNT,
+	       "policy_names.h does not match libuspin/policy.c's table");
 
 static void usage(FILE *f)
 {
@@ -178,10 +186,21 @@ static int valid_policy(const char *p)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
+	for (i = 0; i < NR_POLICIES; i++)
 		if (strcmp(p, policies[i]) == 0)
 			return 1;
 	return 0;
+}
+
+static int bad_policy(const char *p)
+{
+	size_t i;
+
+	fprintf(stderr, "uspin-run: '%s' is not a policy (", p);
+	for (i = 0; i < NR_POLICIES; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "", policies[i]);
+	fputs(")\nTry 'uspin-run --help' for more information.\n", stderr);
+	return 125;
 }
 
 /* --opt=VALUE, --opt VALUE, -o VALUE, -oVALUE (@s may be NULL) */
@@ -233,7 +252,7 @@ int main(int argc, char **argv)
 			if (!v)
 				return die("option '%s' needs a policy", a);
 			if (!valid_policy(v))
-				return die("'%s' is not a policy (auto, block, spin, kernel-adaptive, user-adaptive, user-adaptive-bounded, spin-capped)", v);
+				return bad_policy(v);
 			policy = v;
 			continue;
 		}

@@ -16,7 +16,7 @@ multiarch=$(${CC:-cc} -print-multiarch 2>/dev/null)
 prefix=/usr
 libdir=$prefix/lib/${multiarch:-x86_64-linux-gnu}
 vars="DESTDIR=$dest PREFIX=$prefix LIBDIR=$libdir"
-fail=0
+fail=0 policies=
 bad() { echo "check-api: FAIL: $*"; fail=1; }
 
 rm -rf "$dest"
@@ -47,7 +47,9 @@ pc() {
 
 if ${CC:-cc} -Wall -Werror -o "$b/api-program" tests/api_program.c $(pc --cflags --libs) \
 	-Wl,-rpath,"$dest$libdir"; then
-	for p in auto block spin kernel-adaptive user-adaptive; do
+	policies=$("$dest$prefix/bin/uspin-info" --policies)
+	[ -n "$policies" ] || bad "installed uspin-info --policies printed nothing"
+	for p in $policies; do
 		USPIN_POLICY=$p "$b/api-program" >/dev/null ||
 			bad "api-program failed under USPIN_POLICY=$p"
 	done
@@ -68,5 +70,5 @@ left=$(find "$dest" ! -type d | sed "s|^$dest||")
 [ -z "$left" ] || bad "uninstall left: $left"
 rm -rf "$dest"
 
-[ $fail = 0 ] && echo "check-api: install, pkg-config, 5 policies, uninstall: ok"
+[ $fail = 0 ] && echo "check-api: install, pkg-config, $(echo $policies | wc -w) policies, uninstall: ok"
 exit $fail

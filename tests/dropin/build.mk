@@ -37,8 +37,8 @@ $(DROPIN_TEST_DIR)/static-hello: tests/dropin/static_hello.c
 
 # make test runs the suites on glibc and under the policies whose paths
 # differ on a stock kernel (spin and kernel-adaptive take auto's plan
-# there: build/uspin-info), and so does make check; check-full runs all
-# five (=all).
+# there: build/uspin-info), and so does make check; check-full runs
+# every policy (=all: uspin-info --policies).
 DROPIN_TEST_POLICIES ?= auto block user-adaptive
 FULL_VARS += DROPIN_TEST_POLICIES=all
 .PHONY: check-dropin check-uspin-run check-apps
@@ -46,7 +46,7 @@ check-dropin: $(DROPIN_TEST) $(DROPIN_TEST_CXX) $(DROPIN_SO) $(USPIN_RUN) $(USPI
 	@$(if $(filter all,$(DROPIN_TEST_POLICIES)),,DROPIN_POLICIES="$(DROPIN_TEST_POLICIES)") \
 	  sh tests/dropin/check.sh $(BUILD)
 
-check-uspin-run: $(USPIN_RUN) $(DROPIN_SO) $(DROPIN_TEST_DIR)/static-hello
+check-uspin-run: $(USPIN_RUN) $(USPIN_INFO) $(DROPIN_SO) $(DROPIN_TEST_DIR)/static-hello
 	@sh tests/dropin/check-cli.sh $(BUILD)
 
 # Unmodified applications under uspin-run: output identical to without.

@@ -28,9 +28,15 @@ expect() {
 	fi
 }
 
+policies=$("$b/uspin-info" --policies)
+[ -n "$policies" ] || bad policies "uspin-info --policies printed nothing"
 expect help 0 "Usage: uspin-run" "$run" --help
-for p in auto block spin kernel-adaptive user-adaptive; do
+for p in $policies; do
 	grep -q -- "$p" "$out" || bad "help lists $p" "missing"
+done
+# uspin-run's list (built from libuspin/policy.c) against the library's.
+for p in $policies; do
+	expect "accepts $p" 0 "^USPIN_POLICY=$p$" "$run" -p "$p" env
 done
 expect version 0 "uspin-run (uspin)" "$run" --version
 expect no-command 125 "no command given" "$run"
