@@ -71,7 +71,7 @@ $(BENCH_COND_CSW): $(BUILD)/obj/bench/cond_csw.o
 	$(CC) $(CFLAGS) -o $@ $< -pthread
 
 .PHONY: bench bench-host bench-guest bench-calibrate bench-uncontended bench-check \
-	bench-bins bench-cond-csw dropin-uncontended bench-pingpong bench-bpf-switch
+	bench-bins bench-cond-csw bench-pingpong bench-bpf-switch
 # The guest gets only what the run needs: a smaller initramfs, and no
 # dependence on other layers' guest binaries.
 BENCH_GUEST_BINS := $(USPIN_BENCH_GUEST) $(BUILD)/guest/uspin-info tests/kernel/wait-clocksource
@@ -99,8 +99,6 @@ BENCH_DROPIN ?= $(DROPIN_SO)
 bench-uncontended: $(BENCH_UNCONTENDED) $(BENCH_DROPIN)
 	$(BENCH_UNCONTENDED) $(BENCH_UNCONTENDED_ARGS) \
 	  $(if $(BENCH_DROPIN),--preload pthread_dropin=$(abspath $(BENCH_DROPIN)))
-# The drop-in's uncontended cost is measured by the same program.
-dropin-uncontended: bench-uncontended
 
 # Context switches per broadcast, glibc's condvar against uspin's.
 # make bench-cond-csw [WAITERS=32 ROUNDS=200]

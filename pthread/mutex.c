@@ -12,7 +12,7 @@
  * ~7 cycles, less than the two loads that test __libc_single_threaded
  * through the GOT plus the load-compare the plain path needs, so the
  * CAS-only path measured 0.95-0.99x glibc single-threaded where the
- * plain-store path measured 1.17-1.21x (make dropin-uncontended; docs/pthread-dropin.md, "Cost").  Everything else is a tail
+ * plain-store path measured 1.17-1.21x (make bench-uncontended; docs/pthread-dropin.md, "Cost").  Everything else is a tail
  * call: the kind decides, per call, which semantics apply (glibc's: a
  * normal mutex relocked by its owner blocks, anyone may unlock it; an
  * errorcheck one says EDEADLK / EPERM; a recursive one counts in
