@@ -14,8 +14,13 @@
 #   make bench-pingpong   what publishing the running state adds to a
 #                         context switch (BPF toggle, host; the guest build
 #                         runs in make vm-rs-cost)
+#   make bench-spin-gaps  the gaps an undisturbed spinner sees, host and
+#                         guest: what libuspin's self-preemption stop
+#                         must stay above (docs/design.md)
 #   make bench-check      does the machinery work (behaviour, never timing;
 #                         part of make check)
+#   make eval-plots       the plots of the runs kept in docs/eval/, redrawn
+#                         from their CSVs into $(BUILD)/eval/
 #
 # Results go to results/<timestamp>/{host,guest}/ (gitignored).
 # docs/benchmarks.md explains the method, the workloads and every column.
@@ -24,8 +29,10 @@ BENCH_UNCONTENDED := $(BUILD)/bench-uncontended
 USPIN_BENCH       := $(BUILD)/uspin-bench
 USPIN_BENCH_GUEST := $(BUILD)/guest/uspin-bench
 BENCH_COND_CSW    := $(BUILD)/bench-cond-csw
-BENCH_BINS  := $(BENCH_UNCONTENDED) $(USPIN_BENCH) $(BENCH_COND_CSW)
-GUEST_BINS  += $(USPIN_BENCH_GUEST)
+BENCH_SPIN_GAPS   := $(BUILD)/bench-spin-gaps
+BENCH_BINS  := $(BENCH_UNCONTENDED) $(USPIN_BENCH) $(BENCH_COND_CSW) \
+               $(BENCH_SPIN_GAPS)
+GUEST_BINS  += $(USPIN_BENCH_GUEST) $(BUILD)/guest/bench-spin-gaps
 # To build the harness (and run bench-check) / to run the benchmarks,
 # whose guest half boots the patched kernel.
 DEB_BENCH_BUILD += liburcu-dev python3
@@ -66,12 +73,23 @@ $(BENCH_UNCONTENDED): $(BUILD)/obj/bench/uncontended.o $(BUILD)/obj/bench/stats.
 	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) \
 	  -L$(BUILD) -luspin -Wl,-rpath,$(abspath $(BUILD)) -pthread
 
+# Static for the guest; only the cycle counter of libuspin/cycles.h.
+$(BENCH_SPIN_GAPS) $(BUILD)/guest/bench-spin-gaps: bench/spin_gaps.c libuspin/cycles.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(if $(findstring guest,$@),-static) -o $@ $< -pthread
+
+# Both with nothing else on the spinner's CPU and with a hog beside it.
+bench-spin-gaps: $(BENCH_SPIN_GAPS) $(BUILD)/guest/bench-spin-gaps kernel
+	$(BENCH_SPIN_GAPS) 2 0; $(BENCH_SPIN_GAPS) 2 1
+	USPIN_GUEST_BINS=$(BUILD)/guest/bench-spin-gaps USPIN_CACHE=$(USPIN_CACHE) \
+	  kernel/vm-run --smp 2 --timeout 300 -- 'bench-spin-gaps 2 0; bench-spin-gaps 2 1'
+
 # Plain pthread, no libuspin: uspin-run gives it the drop-in.
 $(BENCH_COND_CSW): $(BUILD)/obj/bench/cond_csw.o
 	$(CC) $(CFLAGS) -o $@ $< -pthread
 
-.PHONY: bench bench-host bench-guest bench-calibrate bench-uncontended bench-check \
-	bench-bins bench-cond-csw bench-pingpong bench-bpf-switch
+.PHONY: bench bench-host bench-guest bench-calibrate bench-uncontended bench-check bench-spin-gaps \
+	eval-plots bench-bins bench-cond-csw bench-pingpong bench-bpf-switch
 # The guest gets only what the run needs: a smaller initramfs, and no
 # dependence on other layers' guest binaries.
 BENCH_GUEST_BINS := $(USPIN_BENCH_GUEST) $(BUILD)/guest/uspin-info tests/kernel/wait-clocksource
@@ -132,6 +150,12 @@ bench-bins: $(BENCH_BINS) $(if $(BPF_MISSING),,$(BENCH_PINGPONG))
 bench-check: $(USPIN_BENCH) $(BENCH_UNCONTENDED)
 	BUILD=$(BUILD) bench/check.sh
 CHECK_STEPS += bench-check
+
+# docs/eval/ keeps each run's CSVs, meta.json and reports, not the plots,
+# which are derived: this draws them (gnuplot, DEB_BENCH) into a copy,
+# where the reports' plot links resolve.
+eval-plots:
+	python3 bench/eval_plots.py docs/eval $(BUILD)/eval
 
 # Real applications (bench/apps/, docs/apps.md).
 include bench/apps/apps.mk

@@ -459,10 +459,13 @@ static void *taker_main(void *arg)
 	return NULL;
 }
 
-/* Until @cond holds or a second passes; whether it held. */
+/*
+ * Until @cond holds or a second passes (on the cycle counter: a jiffies
+ * guest sleeps 4 ms for usleep(100)); whether it held.
+ */
 #define WAIT_FOR(cond) ({						\
-	int i_ = 0;							\
-	while (!(cond) && i_++ < 10000)					\
+	uint64_t end_ = uspin_cycles() + us_cycles(1000000);		\
+	while (!(cond) && uspin_cycles() < end_)			\
 		usleep(100);						\
 	(cond);								\
 })
