@@ -184,14 +184,14 @@ static void owner_start(struct owner *o, uspin_mutex_t *m, int cpu, int asleep,
 
 /*
  * A SCHED_FIFO thread pinned to @cpu: once a waiter is on @o's mutex, it
- * sleeps after_us, then runs busy_us (the thread it finds on that CPU
- * is switched out at @ran), then, 5 ms later, tells @o to release (so
- * that the thread it preempted finds the lock still taken).
+ * runs busy_us (the thread it finds on that CPU is switched out at @ran),
+ * then, 5 ms later, tells @o to release (so that the thread it preempted
+ * finds the lock still taken).
  */
 struct preemptor {
 	pthread_t thread;
 	int cpu;
-	uint64_t after_us, busy_us;
+	uint64_t busy_us;
 	struct owner *o;
 	volatile uint64_t ran;
 };
@@ -203,7 +203,6 @@ static void *preemptor_main(void *arg)
 	pin_self(p->cpu);
 	ck_assert_int_eq(make_fifo(), 0);
 	await_waiter(p->o->m, 0);
-	usleep(p->after_us);
 	p->ran = uspin_cycles();
 	busy_until(p->ran + us_cycles(p->busy_us));
 	usleep(5000);
@@ -211,12 +210,11 @@ static void *preemptor_main(void *arg)
 	return NULL;
 }
 
-static void preemptor_start(struct preemptor *p, int cpu, uint64_t after_us,
-			    uint64_t busy_us, struct owner *o)
+static void preemptor_start(struct preemptor *p, int cpu, uint64_t busy_us,
+			    struct owner *o)
 {
 	memset(p, 0, sizeof(*p));
 	p->cpu = cpu;
-	p->after_us = after_us;
 	p->busy_us = busy_us;
 	p->o = o;
 	ck_assert_int_eq(pthread_create(&p->thread, NULL, preemptor_main, p), 0);
@@ -277,7 +275,7 @@ START_TEST(preempted_owner_stops_the_spinner)
 
 	ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_USER_ADAPTIVE), 0);
 	owner_start(&o, &m, cpu_a, 0, 0);
-	preemptor_start(&p, cpu_a, 2000, 20000, &o);
+	preemptor_start(&p, cpu_a, 20000, &o);
 	start = waiter_lock(&m, cpu_b, &st);
 	pthread_join(p.thread, NULL);
 	pthread_join(o.thread, NULL);
@@ -348,7 +346,7 @@ START_TEST(spinner_blocks_after_its_own_preemption)
 
 	ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_SPIN_CAPPED), 0);
 	owner_start(&o, &m, cpu_a, 0, 0);
-	preemptor_start(&p, cpu_b, 2000, 10000, &o);
+	preemptor_start(&p, cpu_b, 10000, &o);
 	waiter_lock(&m, cpu_b, &st);
 	pthread_join(p.thread, NULL);
 	pthread_join(o.thread, NULL);
