@@ -23,6 +23,12 @@ check lib-death-timeouts ok "-DK=1 -DTIMEOUTS -DDEATH"
 # word or just after taking it never strands the mutex or the others.
 check lib-shared-wdeath ok "-DK=1 -DSHARED -DWDEATH"
 check lib-shared-wdeath-timeouts ok "-DK=1 -DSHARED -DWDEATH -DTIMEOUTS"
+# Two spinners beside an owner (libuspin v3: CPUs - 1 of them).
+check lib-maxsp2        ok "-DK=1 -DMAXSP=2"
+check lib-maxsp2-timeouts ok "-DK=1 -DMAXSP=2 -DTIMEOUTS"
+# Thread 1 comes back: the woken waiter that spins again meets a new owner.
+check lib-k1x2          ok "-DK=1 -DK1=2"
+check lib-k1x2-maxsp2   ok "-DK=1 -DK1=2 -DMAXSP=2"
 # Liveness: no cycle without progress (the promised wait, retries).
 check lib-progress      ok "-DK=1 -DTIMEOUTS -DDEATH" "-DNP" "-l"
 if [ "${FULL:-0}" = 1 ]; then
@@ -39,6 +45,8 @@ check neg-notrec-nowake  "invalid end state"  "-DK=1 -DDEATH -DNEG_NO_NOTREC_WAK
 check neg-wake-one-handoff "invalid end state" "-DK=1 -DNEG_WAKE_ONE_HANDOFF"
 check neg-shared-handoff "invalid end state" "-DK=1 -DSHARED -DWDEATH -DNEG_SHARED_HANDOFF"
 check neg-no-pending     "invalid end state"  "-DK=1 -DSHARED -DWDEATH -DNEG_NO_PENDING"
+check neg-pass-no-recheck "invalid end state" "-DK=1 -DNEG_PASS_NO_RECHECK"
+check neg-respin-no-w    "invalid end state"  "-DK=1 -DK1=2 -DNEG_RESPIN_NO_W"
 
 echo "model (library): $pass passed, $fail failed ($(( $(date +%s) - start )) s)"
 [ $fail -eq 0 ]

@@ -1,7 +1,8 @@
 /*
  * library.pml - Spin model of libuspin's own rules on the stock-kernel
- * path (FUTEX_WAIT), which uspin.pml abstracts away: trylock, the spinner
- * slot, the handoff to a starving waiter (m->handoff), robust owner death
+ * path (FUTEX_WAIT), which uspin.pml abstracts away: trylock, the spinners
+ * (their bound, a woken waiter spinning again, an unlock that leaves the
+ * word to a spinner), the handoff to a starving waiter (m->handoff), robust owner death
  * (FUTEX_OWNER_DIED), EOWNERDEAD / consistent / ENOTRECOVERABLE, and
  * timed waits.  It follows libuspin/mutex_lock.c, mutex_trylock.c and
  * mutex_unlock.c step by step.
@@ -18,14 +19,17 @@
  * Properties: mutual exclusion (and the owner is the word's TID); no lost
  * wake-up (no thread asleep forever: invalid end state); a timed lock never
  * returns ETIMEDOUT while the word holds its TID (a leaked lock); a handoff
- * stores the requester's TID, never 0, so nobody can barge; at most one
- * spinner.
+ * stores the requester's TID, never 0, so nobody can barge; at most MAXSP
+ * spinners.
  *
  * Configuration (spin -D...):
  *   TIMEOUTS    locks may be timed, and a queued waiter may time out
  *   DEATH       thread 3 dies holding the lock in its last attempt; the
  *               kernel marks the word OWNER_DIED and wakes one waiter
  *   K           attempts per thread (default 2)
+ *   K1          thread 1's attempts (default K): with K=1 K1=2, thread 1
+ *               takes the lock again while a woken waiter has not run
+ *   MAXSP       spinners a mutex admits (default 1, as on 2 CPUs)
  *   SHARED      a process-shared mutex (issue 25): a waiter may die alone,
  *               so it never asks for a handoff; list_op_pending names the
  *               word through every lock and unlock call; a FUTEX_OWNER_DIED
@@ -35,6 +39,11 @@
  *               The kernel (list_op_pending) then marks a word that names
  *               it and wakes one waiter, or wakes one if the word is free
  * Negative controls, each must fail:
+ *   NEG_PASS_NO_RECHECK  an unlock that leaves the word to a spinner does
+ *                       not look at the count again: the spinner may have
+ *                       left, and the sleepers sleep on a free word
+ *   NEG_RESPIN_NO_W     a woken waiter that spins again takes the word
+ *                       without FUTEX_WAITERS, though others may sleep
  *   NEG_WITHDRAW_STORE  a timed-out requester withdraws with a plain store
  *                       instead of a CAS (it may be handed the lock anyway)
  *   NEG_HANDOFF_READ    the unlocker reads m->handoff and clears it in a
@@ -57,6 +66,9 @@
 #ifndef K
 #define K 2
 #endif
+#ifndef K1
+#define K1 K	/* thread 1's attempts: one more lets it come back */
+#endif
 
 #define TIDM	3	/* FUTEX_TID_MASK */
 #define ODBIT	4	/* FUTEX_OWNER_DIED */
@@ -68,7 +80,7 @@
 byte word;		/* the lock word */
 byte handoff;		/* m->handoff: a requester's TID, or 0 */
 bool notrec;		/* USPIN_NOTRECOVERABLE in m->flags */
-byte spinners;		/* threads in a spin phase */
+byte spinners;		/* threads in a spin phase (m->spinner's count) */
 bool queued[4];		/* on the futex queue of the word */
 byte qbits[4];		/* ... waiting with this bitset */
 byte cs;		/* threads in the critical section */
@@ -139,6 +151,52 @@ inline waiter_dies(me)
 #endif
 }
 
+#ifndef MAXSP
+#define MAXSP	1	/* max_spinners: CPUs - 1 */
+#endif
+
+/*
+ * libuspin/spin.c: a spin phase that takes a free word as word | @take
+ * (ok = 1).  Entered only under the spinner bound; the spinner reads the
+ * word up to twice (any number of reads is a run of these steps) and may
+ * stop at any point: the owner off its CPU, its own preemption, the cap,
+ * the deadline, a handoff request.  On the way out it leaves the count,
+ * then looks at the word once more: an unlocker may have left it free
+ * for a spinner (uspin_pass_to_spinner()).
+ */
+inline spin_phase(take)
+{
+	ok = 0;
+	if
+	:: skip				/* no spin, or refused: the count is full */
+	:: atomic { spinners < MAXSP -> spinners++ };
+		assert(spinners <= MAXSP);
+		h = 0;
+		do
+		:: atomic { (word & TIDM) == 0 && !(word & ODBIT) ->
+				word = word | (take); ok = 1 };
+			break
+		:: h < 2 && (word & TIDM) != 0 -> h++	/* held: read again */
+		:: break			/* stopped */
+		od;
+		atomic { spinners-- };
+#ifndef NEG_NO_LAST_LOOK
+		if
+		:: !ok ->
+			atomic {
+				if
+				:: (word & TIDM) == 0 && !(word & ODBIT) ->
+					word = word | (take); ok = 1
+				:: else
+				fi
+			}
+		:: else
+		fi;
+#endif
+		h = 0
+	fi
+}
+
 /* The kernel at the death of thread @me (exit_robust_list). */
 inline die(me)
 {
@@ -154,11 +212,11 @@ inline die(me)
 proctype T(byte me)
 {
 	byte i, v, h;
-	bool ok, timed, asked, promised, tmo;
+	bool ok, timed, asked, promised, tmo, woken;
 
 top:
 	if
-	:: i == K -> goto finish
+	:: i == (me == 1 -> K1 : K) -> goto finish
 	:: else
 	fi;
 	asked = 0; promised = 0; timed = 0;
@@ -199,20 +257,10 @@ lock:
 	:: notrec -> goto next			/* ENOTRECOVERABLE */
 	:: else
 	fi;
-	/* spin phase: one slot; refused, or 0..1 attempts */
+	spin_phase(me);
 	if
-	:: skip
-	:: atomic { spinners == 0 -> spinners++ };
-		assert(spinners == 1);
-		if
-		:: atomic { handoff == 0 && word == 0 -> word = me; ok = 1 }
-		:: ok = 0
-		fi;
-		spinners--;
-		if
-		:: ok -> goto acquired
-		:: else
-		fi
+	:: ok -> goto acquired
+	:: else
 	fi;
 B_loop:
 #ifdef WDEATH
@@ -271,6 +319,21 @@ B_loop:
 		fi
 	:: skip
 	fi;
+	/* a woken waiter spins again; it may take the word from sleepers */
+	if
+	:: woken && !asked && !promised ->
+		woken = 0;
+#ifdef NEG_RESPIN_NO_W
+		spin_phase(me);
+#else
+		spin_phase(me | WBIT);
+#endif
+		if
+		:: ok -> goto acquired
+		:: else -> goto B_loop
+		fi
+	:: else
+	fi;
 	if
 	:: !(v & WBIT) ->
 		cas(v, v | WBIT);
@@ -285,7 +348,7 @@ B_loop:
 	atomic {
 		if
 		:: word == v ->
-			queued[me] = 1;
+			queued[me] = 1; woken = 1;
 			qbits[me] = (asked || promised -> HANDOFF : NORMAL)
 		:: else
 		fi
@@ -300,6 +363,7 @@ B_loop:
 	fi;
 	if
 	:: tmo ->
+		woken = 0;
 		if
 		:: !asked -> goto timed_out
 		:: else
@@ -408,6 +472,35 @@ acquired:
 		goto next
 	:: else
 	fi;
+#ifndef SHARED
+	/*
+	 * uspin_pass_to_spinner(): others sleep and a waiter spins: leave
+	 * the word free with WAITERS for it, unless sleepers have been passed
+	 * over long enough (a free choice here); take it back to wake someone
+	 * if every spinner left meanwhile.
+	 */
+	if
+	:: (word & WBIT) && spinners > 0 ->
+		if
+		:: atomic { word = WBIT };
+#ifdef NEG_PASS_NO_RECHECK
+			goto next;
+#else
+			if
+			:: spinners > 0 -> goto next
+			:: else
+			fi;
+			cas(WBIT, me | WBIT);
+			if
+			:: ok -> skip		/* ours again: wake as usual */
+			:: else -> goto next	/* a spinner took it */
+			fi
+#endif
+		:: skip			/* passed over too long: wake */
+		fi
+	:: else
+	fi;
+#endif
 	atomic { v = word; word = 0 };
 	if
 	:: v & WBIT -> wake_one(ANY)
@@ -416,7 +509,7 @@ acquired:
 next:
 	/* dead values: keep the state space small */
 	atomic { i++; v = 0; h = 0; ok = 0; tmo = 0; asked = 0; promised = 0;
-		 timed = 0 };
+		 timed = 0; woken = 0 };
 	goto top;
 finish:
 	skip
