@@ -32,6 +32,8 @@ static const struct {
 	M(spin_acquired_us_per_op), M(spin_wasted_us_per_op),
 	M(spin_phases_per_kop), M(spin_owner_off_per_kop),
 	M(spin_refused_per_kop), M(blocks_per_kop), M(handoffs_per_kop),
+	M(spin_preempted_per_kop), M(spin_budget_per_kop),
+	M(passed_to_spinner_per_kop),
 	M(reads_per_s), M(offered_per_s), M(wake_late_p99_us), M(ns_per_op),
 	M(hog_cpus),
 	M(load1), M(steal_pct), M(busy_cpus), M(foreign_cpus),

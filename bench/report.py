@@ -46,6 +46,8 @@ VERDICT_METRICS = ["ops_per_s", "cpu_us_per_op", "lat_p99_ns"]
 COST_COLUMNS = (("spin_wasted_us_per_op", "wasted spin us/op"),
                 ("spin_acquired_us_per_op", "useful spin us/op"),
                 ("spin_owner_off_per_kop", "owner-off stops /kop"),
+                ("spin_preempted_per_kop", "self-preempted stops /kop"),
+                ("passed_to_spinner_per_kop", "passed to a spinner /kop"),
                 ("blocks_per_kop", "blocks /kop"),
                 ("holder_preempted_per_kop", "holders preempted /kop"),
                 ("cpus_busy", "CPUs busy"))

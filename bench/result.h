@@ -63,6 +63,9 @@ struct bench_result {
 	double spin_refused_per_kop;	/* no spin: enough spinners */
 	double blocks_per_kop;		/* waits in the kernel */
 	double handoffs_per_kop;	/* lock handed over to a waiter */
+	double spin_preempted_per_kop;	/* spins stopped: spinner descheduled */
+	double spin_budget_per_kop;	/* spins stopped: budget or cap */
+	double passed_to_spinner_per_kop; /* unlocks that left it to a spinner */
 	/* Workload-specific. */
 	double reads_per_s;		/* kv: lookups */
 	double offered_per_s;		/* open loop: arrivals scheduled */

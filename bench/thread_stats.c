@@ -41,6 +41,9 @@ void bench_thread_stats_add(struct uspin_thread_stats *a,
 	a->spin_refused += b->spin_refused;
 	a->blocks += b->blocks;
 	a->handoffs += b->handoffs;
+	a->spin_preempted += b->spin_preempted;
+	a->spin_budget_ended += b->spin_budget_ended;
+	a->passed_to_spinner += b->passed_to_spinner;
 }
 
 void bench_thread_stats_fill(struct bench_result *r,
@@ -55,4 +58,7 @@ void bench_thread_stats_fill(struct bench_result *r,
 	r->spin_refused_per_kop = st->spin_refused * 1e3 / ops;
 	r->blocks_per_kop = st->blocks * 1e3 / ops;
 	r->handoffs_per_kop = st->handoffs * 1e3 / ops;
+	r->spin_preempted_per_kop = st->spin_preempted * 1e3 / ops;
+	r->spin_budget_per_kop = st->spin_budget_ended * 1e3 / ops;
+	r->passed_to_spinner_per_kop = st->passed_to_spinner * 1e3 / ops;
 }

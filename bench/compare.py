@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""bench/compare.py - one lock against others, per round, from uspin-bench.
+
+usage: bench/compare.py SIDE_DIR LOCK BASE [BASE...] [--workload W]
+                        [--metric M ...] [--points P,...]
+
+summary.md compares every lock with one baseline; this prints, for the
+question a change asks (libuspin v3's user-adaptive against blocking, v2's
+learned rule and the same spin blind to the owner), the median over rounds
+of LOCK/BASE measured in the same round, with its 95 % bootstrap interval
+(bench/benchlib/stats.py, the resamples of the report), per point and
+metric.  "better" / "worse" only when the interval excludes 1 (the paired
+verdict); "tie" otherwise.  SIDE_DIR is a host/ or guest/ folder
+(meta.json, repeats.csv).
+"""
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from benchlib.data import Side  # noqa: E402
+from benchlib.stats import fmt_num  # noqa: E402
+from benchlib.summary import METRICS, compare_pair, md_table  # noqa: E402
+
+
+def paired(c, higher_is_better):
+    r = c.ratio
+    if r.lo > 1:
+        return "better" if higher_is_better else "worse"
+    if r.hi < 1:
+        return "worse" if higher_is_better else "better"
+    return "tie"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("side")
+    ap.add_argument("lock")
+    ap.add_argument("bases", nargs="+")
+    ap.add_argument("--workload", default="holdtime")
+    ap.add_argument("--metric", action="append")
+    ap.add_argument("--points", help="comma-separated point ids (default: all)")
+    a = ap.parse_args()
+    try:
+        side = Side(a.side)
+    except OSError as e:
+        sys.exit("bench/compare.py: %s" % e)
+    metrics = a.metric or ["ops_per_s", "cpu_us_per_op"]
+    for m in metrics:
+        if m not in METRICS:
+            sys.exit("bench/compare.py: unknown metric %s (one of %s)" % (m, ", ".join(METRICS)))
+    points = side.point_ids(a.workload)
+    if a.points:
+        want = a.points.split(",")
+        points = [p for p in points if p in want]
+    if not points:
+        sys.exit("bench/compare.py: no points of workload %s in %s" % (a.workload, a.side))
+    tally = {}
+    for base in a.bases:
+        rows = []
+        for p in points:
+            cells = [p]
+            for m in metrics:
+                c = compare_pair(side, a.workload, p, a.lock, base, m)
+                if not c:
+                    cells.append("-")
+                    continue
+                v = paired(c, METRICS[m].higher_is_better)
+                tally.setdefault((base, m), {}).setdefault(v, 0)
+                tally[(base, m)][v] += 1
+                cells.append("%s [%s, %s] %s" % (fmt_num(c.ratio.median), fmt_num(c.ratio.lo),
+                                                 fmt_num(c.ratio.hi), v))
+            rows.append(cells)
+        print("### %s / %s (%s, %s)\n" % (a.lock, base, side.name, a.workload))
+        print(md_table(["point"] + ["%s ratio [95 %%]" % METRICS[m].label for m in metrics], rows))
+        for m in metrics:
+            t = tally.get((base, m), {})
+            print("%s: %d better, %d tie, %d worse" % (METRICS[m].label, t.get("better", 0),
+                                                      t.get("tie", 0), t.get("worse", 0)))
+        print()
+
+
+if __name__ == "__main__":
+    main()
