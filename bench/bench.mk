@@ -5,7 +5,8 @@
 #   make bench            the full comparison: every workload on the host and
 #                         on the patched kernel (kernel/vm-run), report
 #   make bench QUICK=1    every workload and lock on reduced grids, ~7 min
-#   make bench-host       only the host part (BENCH_ARGS adds harness options)
+#   make bench-host       only the host part (BENCH_ARGS adds harness options,
+#                         BENCH_WORKLOADS=a,b runs only those workloads)
 #   make bench-calibrate  check the work unit's instructions with callgrind
 #   make bench-uncontended  lock+unlock via the .so, against glibc, single-
 #                         threaded and with a thread alive; the drop-in too
@@ -97,7 +98,8 @@ BENCH_GUEST_BINS := $(USPIN_BENCH_GUEST) $(BUILD)/guest/uspin-info tests/kernel/
 BENCH_HOST_DEPS := $(USPIN_BENCH) $(USPIN_INFO) $(if $(BPF_MISSING),,$(USPIN_STATED))
 BENCH_RUN = USPIN_GUEST_BINS="$(BENCH_GUEST_BINS)" BUILD=$(BUILD) \
 	$(if $(BENCH_STATED),BENCH_STATED=$(BENCH_STATED)) \
-	bench/run $(if $(QUICK),--quick) $(if $(BENCH_OUT),--out $(BENCH_OUT))
+	bench/run $(if $(QUICK),--quick) $(if $(BENCH_OUT),--out $(BENCH_OUT)) \
+	  $(if $(BENCH_WORKLOADS),--workloads $(BENCH_WORKLOADS))
 
 bench: $(BENCH_HOST_DEPS) $(BENCH_GUEST_BINS) | deps-bench
 	$(BENCH_RUN) -- $(BENCH_ARGS)
