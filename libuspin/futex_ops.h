@@ -58,6 +58,15 @@ static inline int futex_wake(uint32_t *uaddr, int nr, int shared)
 			  (uint32_t)nr, NULL, 0);
 }
 
+/* FUTEX_WAKE that says how many it woke (0 also on an error). */
+static inline int futex_wake_count(uint32_t *uaddr, int nr, int shared)
+{
+	long r = syscall(SYS_futex, uaddr, FUTEX_WAKE | futex_private_flag(shared),
+			 (uint32_t)nr, NULL, NULL, 0);
+
+	return r > 0 ? (int)r : 0;
+}
+
 /* Wake up to @nr of the waiters that wait with a bit of @bitset. */
 static inline int futex_wake_bitset(uint32_t *uaddr, int nr, uint32_t bitset,
 				    int shared)

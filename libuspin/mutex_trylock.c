@@ -13,8 +13,11 @@ static int trylock_word(uspin_mutex_t *m, uint32_t tid)
 
 	if (caa_likely(v == 0))
 		return 0;
-	if (WORD_TID(v) || !(v & FUTEX_OWNER_DIED))
+	if (WORD_TID(v))
 		return EBUSY;
+	/* Free with FUTEX_WAITERS (a waiter was woken): keep the bit. */
+	if (!(v & FUTEX_OWNER_DIED))
+		return uspin_take_free(m, v, tid) ? 0 : EBUSY;
 	if (mutex_flags(m) & USPIN_NOTRECOVERABLE)
 		return ENOTRECOVERABLE;
 	/* Keep OWNER_DIED (reported) and WAITERS (others may sleep). */

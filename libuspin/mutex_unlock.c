@@ -45,6 +45,19 @@ void uspin_release_word(uspin_mutex_t *m, uint32_t tid)
 	if (uspin_setup()->futex_unlock && !uspin_force_stock_kernel &&
 	    WORD_TID(v) == tid && futex_unlock_op(&m->word, shared) == 0)
 		return;
+	/*
+	 * Process-shared: the free word keeps FUTEX_WAITERS until the waiter
+	 * we wake retries (issue 25).  Killed before that, it passes the
+	 * wake-up on only if the word is still free (the kernel's pending-op
+	 * rule); whoever took it meanwhile kept the bit and wakes the next
+	 * one.  Nobody woken means nobody sleeps: the bit goes.
+	 */
+	if (mutex_flags(m) & USPIN_PROCESS_SHARED) {
+		if (!(uatomic_xchg(&m->word, FUTEX_WAITERS) & FUTEX_WAITERS) ||
+		    futex_wake_count(&m->word, 1, shared) == 0)
+			uatomic_cmpxchg(&m->word, FUTEX_WAITERS, 0);
+		return;
+	}
 	if (uatomic_xchg(&m->word, 0) & FUTEX_WAITERS)
 		futex_wake(&m->word, 1, shared);
 }

@@ -29,6 +29,8 @@ check lib-maxsp2-timeouts ok "-DK=1 -DMAXSP=2 -DTIMEOUTS"
 # Thread 1 comes back: the woken waiter that spins again meets a new owner.
 check lib-k1x2          ok "-DK=1 -DK1=2"
 check lib-k1x2-maxsp2   ok "-DK=1 -DK1=2 -DMAXSP=2"
+# Two attempts each: a woken waiter killed while another took the free word.
+check lib-k2-shared-wdeath ok "-DK=2 -DSHARED -DWDEATH" "-DSAFETY -DCOLLAPSE"
 # Liveness: no cycle without progress (the promised wait, retries).
 check lib-progress      ok "-DK=1 -DTIMEOUTS -DDEATH" "-DNP" "-l"
 if [ "${FULL:-0}" = 1 ]; then
@@ -47,6 +49,7 @@ check neg-shared-handoff "invalid end state" "-DK=1 -DSHARED -DWDEATH -DNEG_SHAR
 check neg-no-pending     "invalid end state"  "-DK=1 -DSHARED -DWDEATH -DNEG_NO_PENDING"
 check neg-pass-no-recheck "invalid end state" "-DK=1 -DNEG_PASS_NO_RECHECK"
 check neg-respin-no-w    "invalid end state"  "-DK=1 -DK1=2 -DNEG_RESPIN_NO_W"
+check neg-shared-free-zero "invalid end state" "-DK=2 -DSHARED -DWDEATH -DNEG_SHARED_FREE_ZERO" "-DSAFETY -DCOLLAPSE"
 
 echo "model (library): $pass passed, $fail failed ($(( $(date +%s) - start )) s)"
 [ $fail -eq 0 ]

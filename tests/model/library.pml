@@ -33,7 +33,8 @@
  *   SHARED      a process-shared mutex (issue 25): a waiter may die alone,
  *               so it never asks for a handoff; list_op_pending names the
  *               word through every lock and unlock call; a FUTEX_OWNER_DIED
- *               word of a non-robust mutex is taken over silently
+ *               word of a non-robust mutex is taken over silently; an
+ *               unlock that wakes a waiter leaves the free word WAITERS
  *   WDEATH      thread 3 may be killed while it waits: asleep, woken but
  *               not yet retried, handed the word, or just after taking it.
  *               The kernel (list_op_pending) then marks a word that names
@@ -61,6 +62,10 @@
  *   NEG_NO_PENDING      with SHARED: list_op_pending is not set, so a
  *                       killed waiter's death does nothing (a woken
  *                       waiter takes the wake-up with it)
+ *   NEG_SHARED_FREE_ZERO  with SHARED: the unlock leaves the word 0 while
+ *                       the waiter it woke has not retried; a thread that
+ *                       takes it meanwhile without WAITERS, then the woken
+ *                       one killed: nobody wakes the others (needs K=2)
  */
 
 #ifndef K
@@ -85,15 +90,16 @@ bool queued[4];		/* on the futex queue of the word */
 byte qbits[4];		/* ... waiting with this bitset */
 byte cs;		/* threads in the critical section */
 
-/* FUTEX_WAKE(_BITSET) of one waiter matching @bits, if there is one. */
+/* FUTEX_WAKE(_BITSET) of one waiter matching @bits; woke says if any. */
 inline wake_one(bits)
 {
 	atomic {
+		woke = 1;
 		if
 		:: queued[1] && (qbits[1] & (bits)) -> queued[1] = 0
 		:: queued[2] && (qbits[2] & (bits)) -> queued[2] = 0
 		:: queued[3] && (qbits[3] & (bits)) -> queued[3] = 0
-		:: else -> skip
+		:: else -> woke = 0
 		fi
 	}
 }
@@ -212,7 +218,7 @@ inline die(me)
 proctype T(byte me)
 {
 	byte i, v, h;
-	bool ok, timed, asked, promised, tmo, woken;
+	bool ok, timed, asked, promised, tmo, woken, woke;
 
 top:
 	if
@@ -236,6 +242,12 @@ trylock:
 	:: else
 	fi;
 	if
+	:: (v & TIDM) == 0 && !(v & ODBIT) ->
+		cas(v, v | me);			/* free, WAITERS kept */
+		if
+		:: ok -> goto acquired
+		:: else -> goto next		/* EBUSY */
+		fi
 	:: (v & TIDM) == 0 && (v & ODBIT) && !notrec ->
 		cas(v, v | me);			/* take over from the dead */
 		if
@@ -501,15 +513,32 @@ acquired:
 	:: else
 	fi;
 #endif
+#if defined(SHARED) && !defined(NEG_SHARED_FREE_ZERO)
+	/*
+	 * Process-shared: the free word keeps WAITERS until the woken waiter
+	 * retries; nobody woken, nobody sleeps: the bit goes.
+	 */
+	atomic { v = word; word = v & WBIT };
+	if
+	:: v & WBIT ->
+		wake_one(ANY);
+		if
+		:: !woke -> cas(WBIT, 0)
+		:: else
+		fi
+	:: else
+	fi;
+#else
 	atomic { v = word; word = 0 };
 	if
 	:: v & WBIT -> wake_one(ANY)
 	:: else
 	fi;
+#endif
 next:
 	/* dead values: keep the state space small */
 	atomic { i++; v = 0; h = 0; ok = 0; tmo = 0; asked = 0; promised = 0;
-		 timed = 0; woken = 0 };
+		 timed = 0; woken = 0; woke = 0 };
 	goto top;
 finish:
 	skip
