@@ -180,7 +180,7 @@ int uspin_pass_to_spinner(uspin_mutex_t *m, uint32_t tid)
 		return 0;
 	}
 	uatomic_xchg(&m->word, FUTEX_WAITERS);
-	/* Unless every spinner left, take the word back to wake someone. */
+	/* Every spinner left meanwhile: take the word back to wake someone. */
 	if (!spinners_of(CMM_LOAD_SHARED(m->spinner)) &&
 	    uatomic_cmpxchg(&m->word, FUTEX_WAITERS,
 			    tid | FUTEX_WAITERS) == FUTEX_WAITERS)
