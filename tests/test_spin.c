@@ -239,55 +239,75 @@ static uint64_t spun_ns(const struct uspin_thread_stats *st)
 	return st->spin_ns_acquired + st->spin_ns_wasted;
 }
 
-/* An owner asleep in its critical section costs a waiter ~no spin. */
+/*
+ * An owner asleep in its critical section costs a waiter ~no spin.  A
+ * waiter descheduled by other load between its start and its first look
+ * counts that time as spin too: the shortest of three tries must be short.
+ */
 START_TEST(sleeping_owner_costs_no_spin)
 {
-	uspin_mutex_t m;
-	struct uspin_thread_stats st;
-	struct owner o;
+	uint64_t best = UINT64_MAX;
+	int try;
 
-	ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_USER_ADAPTIVE), 0);
-	owner_start(&o, &m, cpu_a, 1, 30000);
-	waiter_lock(&m, cpu_b, &st);
-	pthread_join(o.thread, NULL);
-	printf("spin: owner asleep 30 ms: waiter spun %.1f us (%llu phases, %llu owner-off stops)\n",
-	       spun_ns(&st) / 1e3, (unsigned long long)st.spin_phases,
-	       (unsigned long long)st.spin_owner_off);
-	ck_assert_uint_le(spun_ns(&st), 200000);
-	ck_assert_uint_le(st.spin_phases, 2);
+	for (try = 0; try < 3 && best > 200000; try++) {
+		uspin_mutex_t m;
+		struct uspin_thread_stats st;
+		struct owner o;
+
+		ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_USER_ADAPTIVE), 0);
+		owner_start(&o, &m, cpu_a, 1, 30000);
+		waiter_lock(&m, cpu_b, &st);
+		pthread_join(o.thread, NULL);
+		printf("spin: owner asleep 30 ms: waiter spun %.1f us (%llu phases, %llu owner-off stops)\n",
+		       spun_ns(&st) / 1e3, (unsigned long long)st.spin_phases,
+		       (unsigned long long)st.spin_owner_off);
+		ck_assert_uint_le(st.spin_phases, 2);
+		if (spun_ns(&st) < best)
+			best = spun_ns(&st);
+	}
+	ck_assert_uint_le(best, 200000);
 }
 END_TEST
 
 /*
  * An owner preempted mid-hold stops the spinner within 1 ms of its switch
  * out (the provider updates at the switch; the spinner polls every few
- * us).  On a busy machine the owner (or the spinner) may be switched out
- * by other load first, which stops the spin sooner.
+ * us).  On a busy machine the owner may be switched out by other load
+ * first, which stops the spin sooner, or the spinner itself, which then
+ * notices late: of three tries one must stop in time, and none may spin
+ * on until the owner lets go (what a spinner blind to the owner does).
  */
 START_TEST(preempted_owner_stops_the_spinner)
 {
 	struct knobs k = knobs_set(0, uspin_setup()->max_spinners);
-	uspin_mutex_t m;
-	struct uspin_thread_stats st;
-	struct preemptor p;
-	struct owner o;
-	uint64_t start, end;
+	int try, in_time = 0;
 
-	ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_USER_ADAPTIVE), 0);
-	owner_start(&o, &m, cpu_a, 0, 0);
-	preemptor_start(&p, cpu_a, 20000, &o);
-	start = waiter_lock(&m, cpu_b, &st);
-	pthread_join(p.thread, NULL);
-	pthread_join(o.thread, NULL);
+	for (try = 0; try < 3 && !in_time; try++) {
+		uspin_mutex_t m;
+		struct uspin_thread_stats st;
+		struct preemptor p;
+		struct owner o;
+		uint64_t start, end;
+
+		ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_USER_ADAPTIVE), 0);
+		owner_start(&o, &m, cpu_a, 0, 0);
+		preemptor_start(&p, cpu_a, 20000, &o);
+		start = waiter_lock(&m, cpu_b, &st);
+		pthread_join(p.thread, NULL);
+		pthread_join(o.thread, NULL);
+		end = start + us_cycles(spun_ns(&st) / 1000);
+		printf("spin: owner preempted at +%.0f us: spinner stopped at +%.0f us (%.0f us after), owner-off stops %llu\n",
+		       cycles_us(p.ran - start), cycles_us(end - start),
+		       p.ran <= end ? cycles_us(end - p.ran) : -cycles_us(p.ran - end),
+		       (unsigned long long)st.spin_owner_off);
+		ck_assert_uint_eq(st.spin_phases, 1);
+		ck_assert_uint_eq(st.spin_owner_off + st.spin_preempted, 1);
+		/* The preemptor ran 20 ms and let the owner go 5 ms later. */
+		ck_assert_uint_lt(end, p.ran + us_cycles(20000));
+		in_time |= end <= p.ran + us_cycles(1000);
+	}
 	knobs_restore(k);
-	end = start + us_cycles(spun_ns(&st) / 1000);
-	printf("spin: owner preempted at +%.0f us: spinner stopped at +%.0f us (%.0f us after), owner-off stops %llu\n",
-	       cycles_us(p.ran - start), cycles_us(end - start),
-	       p.ran <= end ? cycles_us(end - p.ran) : -cycles_us(p.ran - end),
-	       (unsigned long long)st.spin_owner_off);
-	ck_assert_uint_eq(st.spin_phases, 1);
-	ck_assert_uint_eq(st.spin_owner_off + st.spin_preempted, 1);
-	ck_assert_uint_le(end, p.ran + us_cycles(1000));
+	ck_assert_msg(in_time, "no spin of 3 stopped within 1 ms of the owner's switch-out");
 }
 END_TEST
 
