@@ -151,7 +151,7 @@ START_TEST(shared_woken_waiter_killed)
 			     (_i ? USPIN_ROBUST : 0);
 	struct woken_area *a = mmap(NULL, sizeof(*a), PROT_READ | PROT_WRITE,
 				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	int rounds = (int)test_scaled(40), round, i, st, stuck = 0;
+	int rounds = (int)test_scaled(40), round, i, st, stuck = 0, owned = 0;
 	pid_t kids[2];
 
 	ck_assert_ptr_ne(a, MAP_FAILED);
@@ -174,9 +174,19 @@ START_TEST(shared_woken_waiter_killed)
 		kill(kids[round & 1], SIGKILL);
 		ck_assert_int_eq(waitpid(kids[round & 1], &st, 0), kids[round & 1]);
 		if (!exits_within(kids[!(round & 1)], 2 * NSEC_PER_SEC, &st)) {
-			stuck = round + 1;
 			kill(kids[!(round & 1)], SIGKILL);
 			waitpid(kids[!(round & 1)], &st, 0);
+			/*
+			 * On a loaded machine the woken child may have run,
+			 * taken the mutex and been killed inside its critical
+			 * section: a dead owner, which only a robust mutex
+			 * defines.  Not what this checks; the next round.
+			 */
+			if (!_i && (a->m.word & FUTEX_TID_MASK) == (uint32_t)kids[round & 1]) {
+				owned++;
+				continue;
+			}
+			stuck = round + 1;
 		} else {
 			ck_assert_int_eq(WIFEXITED(st) && WEXITSTATUS(st) == 0, 1);
 		}
@@ -184,6 +194,10 @@ START_TEST(shared_woken_waiter_killed)
 	if (stuck)
 		printf("kill woken %s: round %d: the other waiter slept on (word %#x)\n",
 		       _i ? "robust" : "shared", stuck, a->m.word);
+	if (owned)
+		printf("kill woken shared: %d of %d rounds killed the woken child as the owner (undefined for a non-robust mutex; not counted)\n",
+		       owned, rounds);
+	ck_assert_int_lt(owned, rounds);
 	fflush(stdout);
 	ck_assert_int_eq(stuck, 0);
 	munmap(a, sizeof(*a));
