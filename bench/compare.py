@@ -3,7 +3,7 @@
 """bench/compare.py - one lock against others, per round, from uspin-bench.
 
 usage: bench/compare.py SIDE_DIR LOCK BASE [BASE...] [--workload W]
-                        [--metric M ...] [--points P,...]
+                        [--metric M ...] [--points P,...] [--wide]
 
 summary.md compares every lock with one baseline; this prints, for the
 question a change asks (libuspin v3's user-adaptive against blocking, v2's
@@ -11,8 +11,9 @@ learned rule and the same spin blind to the owner), the median over rounds
 of LOCK/BASE measured in the same round, with its 95 % bootstrap interval
 (bench/benchlib/stats.py, the resamples of the report), per point and
 metric.  "better" / "worse" only when the interval excludes 1 (the paired
-verdict); "tie" otherwise.  SIDE_DIR is a host/ or guest/ folder
-(meta.json, repeats.csv).
+verdict); "tie" otherwise.  --wide prints one table with a column per
+metric and base instead (▲ interval above 1, ▼ below, · neither).
+SIDE_DIR is a host/ or guest/ folder (meta.json, repeats.csv).
 """
 import argparse
 import os
@@ -34,6 +35,26 @@ def paired(c, higher_is_better):
     return "tie"
 
 
+def wide(side, a, points, metrics):
+    head, rows = ["point"], []
+    for m in metrics:
+        head += ["%s / %s" % (METRICS[m].label, b) for b in a.bases]
+    for p in points:
+        cells = [p]
+        for m in metrics:
+            for b in a.bases:
+                c = compare_pair(side, a.workload, p, a.lock, b, m)
+                if not c:
+                    cells.append("-")
+                    continue
+                r = c.ratio
+                mark = "▲" if r.lo > 1 else "▼" if r.hi < 1 else "·"
+                cells.append("%s [%s, %s] %s" % (fmt_num(r.median), fmt_num(r.lo), fmt_num(r.hi), mark))
+        rows.append(cells)
+    print("%s per round against each base (%s, %s); median [95 %% interval]\n" % (a.lock, side.name, a.workload))
+    print(md_table(head, rows))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("side")
@@ -42,6 +63,7 @@ def main():
     ap.add_argument("--workload", default="holdtime")
     ap.add_argument("--metric", action="append")
     ap.add_argument("--points", help="comma-separated point ids (default: all)")
+    ap.add_argument("--wide", action="store_true", help="one table, a column per metric and base")
     a = ap.parse_args()
     try:
         side = Side(a.side)
@@ -57,6 +79,8 @@ def main():
         points = [p for p in points if p in want]
     if not points:
         sys.exit("bench/compare.py: no points of workload %s in %s" % (a.workload, a.side))
+    if a.wide:
+        return wide(side, a, points, metrics)
     tally = {}
     for base in a.bases:
         rows = []
