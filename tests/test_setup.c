@@ -18,15 +18,19 @@
 /* `test-uspin --info`: one key=value per line, for the cases below. */
 int test_setup_info_main(void)
 {
-	static const char *const spin[] = { "none", "bounded", "owner-running" };
+	static const char *const spin[] = { "none", "bounded", "owner-running",
+					    "owner-learned", "capped" };
 	static const char *const wait[] = { "futex-wait", "futex-lock",
 					    "futex-lock-adaptive" };
 	struct uspin_info info;
+	struct uspin_spin_parameters sp;
 	uspin_mutex_t m;
 	int p;
 
-	if (uspin_query(&info) != 0)
+	if (uspin_query(&info) != 0 || uspin_spin_parameters(&sp, sizeof(sp)) != 0)
 		return 1;
+	printf("spin_cap_ns=%llu\n", (unsigned long long)sp.cap_ns);
+	printf("spin_cap_from_env=%d\n", sp.cap_from_env);
 	printf("auto_policy=%s\n", uspin_policy_name(info.auto_policy));
 	printf("overridden=%d\n", info.policy_overridden);
 	printf("provider=%s\n", info.running_state);
@@ -151,6 +155,36 @@ START_TEST(policy_env_bad_value_is_reported_and_ignored)
 }
 END_TEST
 
+/* USPIN_SPIN_CAP_US: microseconds, 0 for none; anything else reported. */
+START_TEST(spin_cap_env_sets_the_cap)
+{
+	static const char *const us500[] = { "USPIN_SPIN_CAP_US=500", NULL };
+	static const char *const none[] = { "USPIN_SPIN_CAP_US=0", NULL };
+	static const char *const bad[] = { "USPIN_SPIN_CAP_US=-5", NULL };
+	static const char *const big[] = { "USPIN_SPIN_CAP_US=60000001", NULL };
+	static const char *const unset[] = { "-USPIN_SPIN_CAP_US", NULL };
+	const char *const *refused[] = { bad, big };
+	struct run r;
+	size_t i;
+
+	run_info(&r, unset, 0);
+	assert_line(&r, "spin_cap_ns=5000000");
+	assert_line(&r, "spin_cap_from_env=0");
+	run_info(&r, us500, 0);
+	assert_line(&r, "spin_cap_ns=500000");
+	assert_line(&r, "spin_cap_from_env=1");
+	run_info(&r, none, 0);
+	assert_line(&r, "spin_cap_ns=0");
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		run_info(&r, refused[i], 0);
+		assert_line(&r, "spin_cap_ns=5000000");
+		assert_line(&r, "spin_cap_from_env=0");
+		ck_assert_msg(strstr(r.err, refused[i][0]) != NULL,
+			      "no message for %s on stderr: '%s'", refused[i][0], r.err);
+	}
+}
+END_TEST
+
 START_TEST(policy_env_leaves_explicit_policies_alone)
 {
 	static const char *const env[] = { "USPIN_POLICY=block", NULL };
@@ -242,6 +276,7 @@ Suite *suite_setup(void)
 	tcase_add_test(tc, policy_env_overrides_auto);
 	tcase_add_test(tc, policy_env_bad_value_is_reported_and_ignored);
 	tcase_add_test(tc, policy_env_leaves_explicit_policies_alone);
+	tcase_add_test(tc, spin_cap_env_sets_the_cap);
 	tcase_add_test(tc, wait_env_keeps_kernel_ops_out);
 	tcase_add_test(tc, provider_none_answers_unknown);
 	tcase_add_test(tc, provider_unknown_name_falls_back_to_none);
