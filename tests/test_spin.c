@@ -355,29 +355,40 @@ START_TEST(running_owner_is_spun_on_up_to_the_cap)
 }
 END_TEST
 
-/* A spinner whose own CPU is taken blocks, and does not spin again. */
+/*
+ * A spinner whose own CPU is taken blocks, and does not spin again.  A
+ * loaded machine can upset one try (the preemptor gives up waiting for
+ * the waiter after 5 s and runs before the spin); a spinner that does not
+ * notice its preemption fails every try (it spins until the owner lets
+ * go and takes the lock spinning), so one of three must show the stop.
+ */
 START_TEST(spinner_blocks_after_its_own_preemption)
 {
 	struct knobs k = knobs_set(0, uspin_setup()->max_spinners);
-	uspin_mutex_t m;
-	struct uspin_thread_stats st;
-	struct preemptor p;
-	struct owner o;
+	int try, stopped = 0;
 
-	ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_SPIN_CAPPED), 0);
-	owner_start(&o, &m, cpu_a, 0, 0);
-	preemptor_start(&p, cpu_b, 10000, &o);
-	waiter_lock(&m, cpu_b, &st);
-	pthread_join(p.thread, NULL);
-	pthread_join(o.thread, NULL);
+	for (try = 0; try < 3 && !stopped; try++) {
+		uspin_mutex_t m;
+		struct uspin_thread_stats st;
+		struct preemptor p;
+		struct owner o;
+
+		ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_SPIN_CAPPED), 0);
+		owner_start(&o, &m, cpu_a, 0, 0);
+		preemptor_start(&p, cpu_b, 10000, &o);
+		waiter_lock(&m, cpu_b, &st);
+		pthread_join(p.thread, NULL);
+		pthread_join(o.thread, NULL);
+		printf("spin: spinner preempted: %llu phases, %llu self-preemption stops, %llu acquired spinning, %llu blocks, spun %.1f ms\n",
+		       (unsigned long long)st.spin_phases,
+		       (unsigned long long)st.spin_preempted,
+		       (unsigned long long)st.spin_acquired,
+		       (unsigned long long)st.blocks, spun_ns(&st) / 1e6);
+		ck_assert_uint_le(st.spin_phases, 1);
+		stopped = st.spin_preempted == 1 && st.blocks >= 1;
+	}
 	knobs_restore(k);
-	printf("spin: spinner preempted: %llu phases, %llu self-preemption stops, %llu blocks, spun %.1f ms\n",
-	       (unsigned long long)st.spin_phases,
-	       (unsigned long long)st.spin_preempted,
-	       (unsigned long long)st.blocks, spun_ns(&st) / 1e6);
-	ck_assert_uint_eq(st.spin_phases, 1);
-	ck_assert_uint_eq(st.spin_preempted, 1);
-	ck_assert_uint_ge(st.blocks, 1);
+	ck_assert_msg(stopped, "no spin of 3 stopped at the spinner's preemption");
 }
 END_TEST
 
