@@ -55,6 +55,7 @@ struct bench_config {
 	double guard_steal_pct;		/* disturbed above this steal time */
 	int isolate;			/* every lock in its own process */
 	double stretch_us;		/* holder preempted: CS this much late */
+	unsigned long order_seed;	/* seeds each round's lock order */
 
 	/* Machine, measured once at start. */
 	int ncpus;			/* CPUs this process may use */

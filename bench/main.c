@@ -12,6 +12,7 @@
  *   calibrate  print the work-unit and clock calibration
  *   work -n N  run N rounds of the work unit (for bench/calibrate.sh)
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,7 @@ static void usage(FILE *f)
 "  --guard-foreign CPUS  disturbed above this foreign load (default 0.25)\n"
 "  --guard-steal PCT     disturbed above this steal time (default 2)\n"
 "  --stretch-us US       holder preempted: CS this late (default 50)\n"
+"  --order-seed N        seeds the lock order, shuffled every round (default 20101)\n"
 "sweep:  -p PERIODS instructions per iteration (1000,10000)\n"
 "        -d DUTIES  percent of the period in the lock (1,8,32,64)\n"
 "        -t THREADS thread counts (1,2,4,8,16,32)\n"
@@ -153,7 +155,7 @@ static void list(const struct bench_config *cfg)
 }
 
 enum { OPT_RERUNS = 256, OPT_FOREIGN, OPT_STEAL, OPT_STRETCH, OPT_HOLDS,
-       OPT_HOLD_DUTIES, OPT_HOLD_TPC, OPT_HOLD_HOGS };
+       OPT_HOLD_DUTIES, OPT_HOLD_TPC, OPT_HOLD_HOGS, OPT_ORDER_SEED };
 
 static const struct option long_opts[] = {
 	{ "reruns", required_argument, NULL, OPT_RERUNS },
@@ -161,6 +163,7 @@ static const struct option long_opts[] = {
 	{ "guard-steal", required_argument, NULL, OPT_STEAL },
 	{ "stretch-us", required_argument, NULL, OPT_STRETCH },
 	{ "holds", required_argument, NULL, OPT_HOLDS },
+	{ "order-seed", required_argument, NULL, OPT_ORDER_SEED },
 	{ "hold-duties", required_argument, NULL, OPT_HOLD_DUTIES },
 	{ "hold-tpc", required_argument, NULL, OPT_HOLD_TPC },
 	{ "hold-hogs", required_argument, NULL, OPT_HOLD_HOGS },
@@ -174,7 +177,7 @@ int main(int argc, char **argv)
 		.readers = 2, .keys = 4096, .repeats = 10, .seconds = 0.25,
 		.sample_shift = 6, .outdir = ".", .reruns = 1,
 		.guard_foreign_cpus = 0.25, .guard_steal_pct = 2,
-		.stretch_us = 50,
+		.stretch_us = 50, .order_seed = 20101,
 	};
 	struct bench_runner runner = { .cfg = &cfg };
 	struct bench_meta_tally tally;
@@ -214,6 +217,14 @@ int main(int argc, char **argv)
 		case OPT_STEAL: bad = parse_double(optarg, &cfg.guard_steal_pct, 0, 100); break;
 		case OPT_STRETCH: bad = parse_double(optarg, &cfg.stretch_us, 0.1, 1e7); break;
 		case OPT_HOLDS: bad = parse_list(optarg, &cfg.holds, 1, 100000); break;
+		case OPT_ORDER_SEED: {
+			char *end;
+
+			errno = 0;
+			cfg.order_seed = strtoul(optarg, &end, 10);
+			bad = errno || *end || !*optarg || optarg[0] == '-';
+			break;
+		}
 		case OPT_HOLD_DUTIES: bad = parse_list(optarg, &cfg.hold_duties, 1, 99); break;
 		case OPT_HOLD_TPC: bad = parse_list(optarg, &cfg.hold_tpc, 1, 160); break;
 		case OPT_HOLD_HOGS: bad = parse_list(optarg, &cfg.hold_hogs, 0, 256); break;

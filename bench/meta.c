@@ -192,11 +192,12 @@ void bench_write_meta(const struct bench_config *cfg, const char *mode,
 		first = 0;
 	}
 	fprintf(f, "},\n");
-	fprintf(f, "  \"method\": {\"repeats\": %d, \"seconds\": %.3f, \"latency_sample_one_in\": %d, \"reruns\": %d, \"guard_foreign_cpus\": %.3f, \"guard_steal_pct\": %.3f, \"holder_stretch_us\": %.1f, \"isolate\": %d, \"quick\": %d, \"bootstrap_resamples\": %d, \"bootstrap_seed\": %d},\n",
+	fprintf(f, "  \"method\": {\"repeats\": %d, \"seconds\": %.3f, \"latency_sample_one_in\": %d, \"reruns\": %d, \"guard_foreign_cpus\": %.3f, \"guard_steal_pct\": %.3f, \"holder_stretch_us\": %.1f, \"isolate\": %d, \"quick\": %d, \"bootstrap_resamples\": %d, \"bootstrap_seed\": %d, \"lock_order\": \"shuffled per round\", \"order_seed\": %lu},\n",
 		cfg->repeats, cfg->seconds, 1 << cfg->sample_shift,
 		cfg->reruns, cfg->guard_foreign_cpus, cfg->guard_steal_pct,
 		cfg->stretch_us, cfg->isolate, cfg->quick,
-		BENCH_BOOTSTRAP_RESAMPLES, BENCH_BOOTSTRAP_SEED);
+		BENCH_BOOTSTRAP_RESAMPLES, BENCH_BOOTSTRAP_SEED,
+		cfg->order_seed);
 	js_list(f, "periods", &cfg->periods);
 	js_list(f, "duties", &cfg->duties);
 	js_list(f, "threads", &cfg->threads);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* runner.c - see runner.h. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <termios.h>
@@ -78,12 +79,49 @@ static void progress(const struct bench_runner *r,
 	drain();
 }
 
+/* splitmix64: a small, well-mixed stream for the shuffles below. */
+static uint64_t mix(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/*
+ * The order the locks run in, in one round: shuffled (Fisher-Yates) from
+ * the run's seed, the workload, the point, the round and the attempt, so
+ * that no lock always follows the same neighbour (a rotation would) and a
+ * run with the same seed repeats its orders.  repeats.csv's order column
+ * records each lock's place.
+ */
+static void round_order(const struct bench_config *cfg, const char *wl,
+			int point, int rep, int attempt, int *perm, int n)
+{
+	uint64_t state = cfg->order_seed;
+	int i;
+
+	for (; *wl; wl++)
+		state = state * 131 + (unsigned char)*wl;
+	state ^= (uint64_t)point << 40 ^ (uint64_t)rep << 20 ^ (uint64_t)attempt;
+	for (i = 0; i < n; i++)
+		perm[i] = i;
+	for (i = n - 1; i > 0; i--) {
+		int j = (int)(mix(&state) % (uint64_t)(i + 1)), t = perm[i];
+
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+}
+
 int bench_runner_workload(struct bench_runner *r,
 			  const struct bench_workload *wl)
 {
 	const struct bench_config *cfg = r->cfg;
 	static struct bench_point pts[BENCH_MAX_POINTS];
 	struct slot slots[BENCH_MAX_LOCKS];
+	int perm[BENCH_MAX_LOCKS];
 	int npts, p, rep, attempt, k, nl = cfg->nr_locks, any, broken = 0;
 	long total, done = 0;
 
@@ -98,10 +136,11 @@ int bench_runner_workload(struct bench_runner *r,
 	for (rep = 0; rep < cfg->repeats; rep++)
 	for (attempt = 0; attempt <= cfg->reruns; attempt++) {
 		any = 0;
+		round_order(cfg, wl->name, p, rep, attempt, perm, nl);
 		for (k = 0; k < nl; k++) {
 			struct slot *s = &slots[k];
 
-			s->lock = cfg->locks[(k + rep) % nl];
+			s->lock = cfg->locks[perm[k]];
 			s->order = k;
 			one(r, wl, p, &pts[p], rep, s);
 			any |= s->res.disturbed != 0;
