@@ -89,10 +89,13 @@ END_TEST
  * Two threads pinned to the two CPUs take turns on one lock with a critical
  * section long against the time outside it, until together they have made
  * PP_SLOW slow-path calls (so the sample does not depend on how the host
- * schedules the vCPUs), or PP_MAX_ITERS iterations each.
+ * schedules the vCPUs), or for PP_MAX_SECONDS.  A time limit rather than
+ * an iteration count: on a loaded host TCG runs the two vCPUs in turn
+ * more often than together, and 200,000 iterations gave too few
+ * contended calls for a verdict (make check beside stress-ng --cpu 2).
  */
 #define PP_SLOW 200
-#define PP_MAX_ITERS 200000
+#define PP_MAX_SECONDS 60
 static uint32_t pw;
 static int pp_op, pp_ready, pp_go;
 static unsigned long pp_slow;
@@ -107,6 +110,7 @@ struct pp_result {
 static void *pingpong(void *arg)
 {
 	struct pp_result *r = arg;
+	struct timespec end;
 	unsigned long slow;
 	long before;
 
@@ -116,9 +120,18 @@ static void *pingpong(void *arg)
 	while (!__atomic_load_n(&pp_go, __ATOMIC_ACQUIRE))
 		;
 	before = nvcsw_self();
-	for (int i = 0; i < PP_MAX_ITERS; i++) {
+	end = deadline_ms(CLOCK_MONOTONIC, PP_MAX_SECONDS * 1000L);
+	for (unsigned long i = 0;; i++) {
 		if (__atomic_load_n(&pp_slow, __ATOMIC_RELAXED) >= PP_SLOW)
 			break;
+		if (i % 256 == 0) {
+			struct timespec now;
+
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec > end.tv_sec ||
+			    (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+				break;
+		}
 		slow = 0;
 		if (ulock(&pw, pp_op, &slow)) {
 			r->err = 1;
