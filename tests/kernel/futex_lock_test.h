@@ -99,6 +99,7 @@ static inline int uunlock_k(uint32_t *w, int private_flag)
 	return futex_unlock_op(w, private_flag);
 }
 
+/* @ms may be negative (a deadline in the past): keep tv_nsec in range. */
 static inline void ts_add_ms(struct timespec *ts, long ms)
 {
 	ts->tv_sec += ms / 1000;
@@ -106,6 +107,9 @@ static inline void ts_add_ms(struct timespec *ts, long ms)
 	if (ts->tv_nsec >= 1000000000L) {
 		ts->tv_sec++;
 		ts->tv_nsec -= 1000000000L;
+	} else if (ts->tv_nsec < 0) {
+		ts->tv_sec--;
+		ts->tv_nsec += 1000000000L;
 	}
 }
 
