@@ -74,10 +74,10 @@ $(BENCH_UNCONTENDED): $(BUILD)/obj/bench/uncontended.o $(BUILD)/obj/bench/stats.
 	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) \
 	  -L$(BUILD) -luspin -Wl,-rpath,$(abspath $(BUILD)) -pthread
 
-# Static for the guest; only the cycle counter of libuspin/cycles.h.
-$(BENCH_SPIN_GAPS) $(BUILD)/guest/bench-spin-gaps: bench/spin_gaps.c libuspin/cycles.h
+# Static for the guest; libuspin's counter (cycles.h) and its calibration.
+$(BENCH_SPIN_GAPS) $(BUILD)/guest/bench-spin-gaps: bench/spin_gaps.c libuspin/cycles.h $(LIBUSPIN_A)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(if $(findstring guest,$@),-static) -o $@ $< -pthread
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(if $(findstring guest,$@),-static) -o $@ $< $(LIBUSPIN_A) -pthread
 
 # Both with nothing else on the spinner's CPU and with a hog beside it.
 bench-spin-gaps: $(BENCH_SPIN_GAPS) $(BUILD)/guest/bench-spin-gaps kernel

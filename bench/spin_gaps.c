@@ -15,10 +15,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <urcu/arch.h>
 
 #include "cycles.h"
+#include "uspin.h"
 
 static volatile int stop;
 
@@ -29,18 +29,12 @@ static void *hog(void *arg)
 	return arg;
 }
 
+/* libuspin's own calibration of the counter (setup.c), not a second one. */
 static double cycles_per_us(void)
 {
-	struct timespec a, b;
-	uint64_t c0, c1;
+	struct uspin_info info;
 
-	clock_gettime(CLOCK_MONOTONIC_RAW, &a);
-	c0 = uspin_cycles();
-	do
-		clock_gettime(CLOCK_MONOTONIC_RAW, &b);
-	while ((b.tv_sec - a.tv_sec) * 1000000000L + b.tv_nsec - a.tv_nsec < 200000000L);
-	c1 = uspin_cycles();
-	return (c1 - c0) / (((b.tv_sec - a.tv_sec) * 1e9 + b.tv_nsec - a.tv_nsec) / 1e3);
+	return uspin_query(&info) == 0 ? (double)info.cycles_per_us : 0;
 }
 
 int main(int argc, char **argv)
@@ -54,11 +48,11 @@ int main(int argc, char **argv)
 	cpu_set_t one;
 	uint64_t prev, now, end;
 
-	if (seconds <= 0 || hogs < 0 || hogs > 64) {
+	per_us = cycles_per_us();
+	if (seconds <= 0 || hogs < 0 || hogs > 64 || per_us <= 0) {
 		fprintf(stderr, "usage: bench-spin-gaps [SECONDS [HOGS (0-64)]]\n");
 		return 2;
 	}
-	per_us = cycles_per_us();
 	CPU_ZERO(&one);
 	CPU_SET(sched_getcpu(), &one);
 	sched_setaffinity(0, sizeof(one), &one);
