@@ -8,7 +8,7 @@ LIB_SRCS += libuspin/setup.c libuspin/thread_self.c libuspin/policy.c \
             libuspin/mutex_unlock.c libuspin/stats.c libuspin/info.c
 # The condition variable (docs/condvar.md).
 LIB_SRCS += libuspin/cond_init.c libuspin/cond_lock.c libuspin/cond_wait.c \
-            libuspin/cond_signal.c libuspin/cond_relock.c
+            libuspin/cond_signal.c
 LIB_OBJS  = $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 LIBUSPIN_A  := $(BUILD)/libuspin.a
 LIBUSPIN_SO := $(BUILD)/libuspin.so

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * cond_impl.h - what the condvar's files share: the meaning of the fields
- * of uspin_cond_t, its internal lock, the futex requeue, and the interface
+ * of uspin_cond_t, its internal lock and the futex requeue.  The interface
  * through which a wait releases and re-acquires "its mutex" (a uspin
- * mutex, or whatever the pthread drop-in hands over).
+ * mutex, or whatever the pthread drop-in hands over) is in internal.h.
  *
  * docs/condvar.md is the protocol; tests/model/condvar.pml checks it.  In
  * short: waiters join a group; a group's waiters sleep on one of the two
@@ -46,39 +46,9 @@ _Static_assert(sizeof(uspin_cond_t) == 48, "uspin_cond_t is 48 bytes");
 _Static_assert(offsetof(uspin_cond_t, wrefs) == 36,
 	       "wrefs sits where glibc keeps __wrefs");
 
-/*
- * The mutex of a wait, as the condvar sees it.  @m is the lock word a
- * waiter may be requeued onto (a uspin mutex), or NULL where that is not
- * possible (a mutex glibc runs, a recursive mutex the wait keeps);
- * @release and @reacquire do what pthread_cond_wait does to the mutex.
- * @reacquire must take the word with FUTEX_WAITERS set when @m is not
- * NULL (uspin_cond_relock() does): a requeued waiter cannot know whether
- * others still sleep on the word.
- */
-struct uspin_cond_mutex {
-	uspin_mutex_t *m;
-	void *arg;
-	int (*release)(struct uspin_cond_mutex *cm);	/* 0 or an errno */
-	int (*reacquire)(struct uspin_cond_mutex *cm);	/* 0, EOWNERDEAD, ... */
-	int kept;		/* for the adapter: the wait kept the lock */
-};
-
-/* ---- cond_wait.c ---- */
-/*
- * The whole wait: join, release the mutex, sleep until signalled, timed
- * out (ETIMEDOUT) or cancelled, re-acquire.  @clock and @abstime (NULL: no
- * timeout) are checked here (EINVAL).
- */
-int uspin_cond_wait_common(uspin_cond_t *c, struct uspin_cond_mutex *cm,
-			   clockid_t clock, const struct timespec *abstime)
-	USPIN_HIDDEN;
-
-/* ---- cond_relock.c ---- */
-/* Lock @m (per @mode) and leave FUTEX_WAITERS set in its word. */
-int uspin_cond_relock(uspin_mutex_t *m, unsigned int mode) USPIN_HIDDEN;
+/* struct uspin_cond_mutex and the wait itself: internal.h */
 
 /* ---- cond_signal.c ---- */
-int uspin_cond_signal_internal(uspin_cond_t *c) USPIN_HIDDEN;
 /*
  * A broadcast's duty (STATE_DUTY bits of @duty): requeue the sleepers of
  * those seq[] words onto @m, which the caller holds, or wake them all if

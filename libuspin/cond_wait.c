@@ -191,16 +191,25 @@ static void cancel_cleanup(void *arg)
 	cond_unref(c);
 }
 
+/* glibc's order: the time first, then the clock (then the caller's mutex). */
+int uspin_cond_check_time(clockid_t clock, const struct timespec *abstime)
+{
+	if (abstime && (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L))
+		return EINVAL;
+	return uspin_clock_supported(clock) ? 0 : EINVAL;
+}
+
+clockid_t uspin_cond_clock(const uspin_cond_t *c)
+{
+	return CMM_LOAD_SHARED(c->wrefs) & COND_MONOTONIC ? CLOCK_MONOTONIC :
+							    CLOCK_REALTIME;
+}
+
 int uspin_cond_wait_common(uspin_cond_t *c, struct uspin_cond_mutex *cm,
 			   clockid_t clock, const struct timespec *abstime)
 {
 	struct cond_waiter w = { .c = c, .cm = cm };
 	int result, e;
-
-	if (abstime && (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L))
-		return EINVAL;
-	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
-		return EINVAL;
 
 	join(&w);
 	e = cm->release(cm);
@@ -249,7 +258,8 @@ static int release_uspin(struct uspin_cond_mutex *cm)
 
 static int reacquire_uspin(struct uspin_cond_mutex *cm)
 {
-	return uspin_cond_relock(cm->m, USPIN_MODE_ERRORCHECK);
+	return uspin_lock_as_woken(cm->m, USPIN_MODE_ERRORCHECK, CLOCK_MONOTONIC,
+				   NULL);
 }
 
 int uspin_cond_clockwait(uspin_cond_t *c, uspin_mutex_t *m, clockid_t clock,
@@ -258,11 +268,15 @@ int uspin_cond_clockwait(uspin_cond_t *c, uspin_mutex_t *m, clockid_t clock,
 	struct uspin_cond_mutex cm = {
 		.m = m, .release = release_uspin, .reacquire = reacquire_uspin,
 	};
+	int r;
 
 	if (!c || !m || !abstime)
 		return EINVAL;
 	if (WORD_TID(CMM_LOAD_SHARED(m->word)) != uspin_self_tid())
 		return EPERM;
+	r = uspin_cond_check_time(clock, abstime);
+	if (r)
+		return r;
 	return uspin_cond_wait_common(c, &cm, clock, abstime);
 }
 
@@ -271,9 +285,7 @@ int uspin_cond_timedwait(uspin_cond_t *c, uspin_mutex_t *m,
 {
 	if (!c)
 		return EINVAL;
-	return uspin_cond_clockwait(c, m,
-				    CMM_LOAD_SHARED(c->wrefs) & COND_MONOTONIC ?
-				    CLOCK_MONOTONIC : CLOCK_REALTIME, abstime);
+	return uspin_cond_clockwait(c, m, uspin_cond_clock(c), abstime);
 }
 
 int uspin_cond_wait(uspin_cond_t *c, uspin_mutex_t *m)

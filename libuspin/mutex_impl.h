@@ -7,41 +7,15 @@
 #ifndef USPIN_MUTEX_IMPL_H
 #define USPIN_MUTEX_IMPL_H
 
-#include <linux/futex.h>
-#include <stdint.h>
-#include <time.h>
-#include <urcu/compiler.h>
-#include <urcu/uatomic.h>
+#include "internal.h"
 
-#include "uspin.h"
-
-#define USPIN_HIDDEN __attribute__((visibility("hidden")))
-
-/* glibc >= 2.32: false from the first pthread_create on. */
-#if defined(__has_include) && __has_include(<sys/single_threaded.h>)
-#include <sys/single_threaded.h>
-#define uspin_single_threaded()	(__libc_single_threaded != 0)
-#else
-#define uspin_single_threaded()	0
-#endif
-
-/* ---- the lock word: the kernel's robust/PI layout ---- */
-#define WORD_TID(v)	((v) & FUTEX_TID_MASK)
-
-/* ---- m->flags ---- */
+/* ---- m->flags (USPIN_SLOW_FLAGS: internal.h) ---- */
 #define USPIN_INIT_FLAGS	(USPIN_POLICY_MASK | USPIN_PROCESS_SHARED | \
 				 USPIN_ROBUST)
 #define USPIN_NOTRECOVERABLE	0x1000u	/* unlocked after EOWNERDEAD */
 /* Bits 16-31: the learned spin length, in units of 256 cycles. */
 #define USPIN_ESTIMATE_SHIFT	16
 #define USPIN_ESTIMATE_UNIT	256u
-/* What keeps a mutex off the inline fast paths. */
-#define USPIN_SLOW_FLAGS	(USPIN_PROCESS_SHARED | USPIN_ROBUST)
-
-static inline uint32_t mutex_flags(const uspin_mutex_t *m)
-{
-	return CMM_LOAD_SHARED(m->flags);
-}
 
 /*
  * Shared futex ops for process-shared and for robust mutexes: the kernel
@@ -58,44 +32,8 @@ static inline int mutex_is_robust(const uspin_mutex_t *m)
 	return (mutex_flags(m) & USPIN_ROBUST) != 0;
 }
 
-/* Error checking for the uspin API; the pthread drop-in asks per kind. */
-#define USPIN_MODE_ERRORCHECK	0x1u	/* EDEADLK on relock, EPERM on foreign unlock */
-
-/* ---- thread_self.c: the caller's TID, right in every process ---- */
-#define USPIN_TLS __thread __attribute__((tls_model("initial-exec")))
-
-/*
- * The TID cached per thread, and the process it was cached in.  A fork
- * child (fork, _Fork, clone without CLONE_VM) inherits the forking
- * thread's TLS but sees its wipe-on-fork page read 0, so the comparison
- * below fails there until the child's first slow path refreshes both.
- * Threads start with tid 0.
- */
-struct uspin_self {
-	uint32_t tid;
-	uint32_t pid;
-};
-extern USPIN_TLS struct uspin_self uspin_self USPIN_HIDDEN;
-extern const volatile uint32_t *uspin_process_pid USPIN_HIDDEN;
-uint32_t uspin_self_tid_slow(void) USPIN_HIDDEN;
+/* ---- thread_self.c (the TID itself: internal.h) ---- */
 void uspin_thread_self_setup(void) USPIN_HIDDEN;
-
-/* The cached TID if it is valid in this process, else 0. */
-static inline uint32_t uspin_self_tid_cached(void)
-{
-	uint32_t tid = uspin_self.tid;
-
-	if (caa_likely(tid && uspin_self.pid == *uspin_process_pid))
-		return tid;
-	return 0;
-}
-
-static inline uint32_t uspin_self_tid(void)
-{
-	uint32_t tid = uspin_self_tid_cached();
-
-	return caa_likely(tid) ? tid : uspin_self_tid_slow();
-}
 
 /* ---- setup.c: probed once, in a constructor, outside every lock ---- */
 enum uspin_cycles_quality {
@@ -194,11 +132,7 @@ int uspin_spin(uspin_mutex_t *m, uint32_t take, enum uspin_spin_kind kind,
  */
 int uspin_pass_to_spinner(uspin_mutex_t *m, uint32_t tid) USPIN_HIDDEN;
 
-/* ---- mutex_lock.c, mutex_unlock.c: past the inline fast paths ---- */
-int uspin_lock_contended(uspin_mutex_t *m, unsigned int mode, clockid_t clock,
-			 const struct timespec *abstime) USPIN_HIDDEN;
-int uspin_unlock_contended(uspin_mutex_t *m, unsigned int mode) USPIN_HIDDEN;
-
+/* ---- mutex_lock.c (the entry points: internal.h) ---- */
 /*
  * Everything after a failed fast path: spin per plan, then block.  A timed
  * lock converts @abstime to a deadline in cycles once, at entry.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * mutex_lock.c - lock, timedlock, clocklock: one CAS when uncontended (a
- * plain store while the process is single-threaded), then the policy's
+ * mutex_lock.c - lock, timedlock, clocklock: the fast path of internal.h
+ * (one CAS, a plain store while single-threaded), then the policy's
  * spin phase, then the kernel: FUTEX_LOCK[_ADAPTIVE] where the kernel has
  * it, the FUTEX_WAIT protocol with handoff otherwise.
  */
@@ -189,27 +189,12 @@ static int block_futex_wait(uspin_mutex_t *m, uint32_t tid,
 	}
 }
 
-/* A normal (non-errorcheck) mutex locked again by its owner: as glibc. */
-static int wait_on_self(clockid_t clock, const struct timespec *abstime)
-{
-	uint32_t never = 0;
-
-	for (;;)
-		if (futex_wait_abs(&never, 0, 0, FUTEX_BITSET_MATCH_ANY, clock,
-				   abstime) == ETIMEDOUT)
-			return ETIMEDOUT;
-}
-
 int uspin_lock_slow(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
 		    const struct timespec *abstime, unsigned int mode)
 {
-	uint32_t v = CMM_LOAD_SHARED(m->word);
 	struct uspin_plan plan;
 	uint64_t deadline;
 
-	if (WORD_TID(v) == tid)
-		return mode & USPIN_MODE_ERRORCHECK ? EDEADLK :
-		       wait_on_self(clock, abstime);
 	if (mutex_flags(m) & USPIN_NOTRECOVERABLE)
 		return ENOTRECOVERABLE;
 	uspin_stats.slow_paths++;
@@ -253,11 +238,56 @@ static int lock_pending(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
 	return r;
 }
 
+/*
+ * glibc's normal mutex (and adaptive, and robust normal) relocked by its
+ * owner sleeps on the lock word until somebody unlocks it, which any
+ * thread may do for a normal mutex (glibc's tst-cond4, tst-cond14 rely
+ * on it).  Wait for that like any FUTEX_WAIT waiter (FUTEX_WAITERS set,
+ * so the unlock wakes us); 0 once the word is no longer ours.
+ */
+static int wait_for_other_unlock(uspin_mutex_t *m, uint32_t tid,
+				 clockid_t clock, const struct timespec *abstime)
+{
+	int shared = mutex_futex_shared(m);
+	uint32_t v;
+
+	for (;;) {
+		v = CMM_LOAD_SHARED(m->word);
+		if (WORD_TID(v) != tid)
+			return 0;
+		if (!(v & FUTEX_WAITERS)) {
+			if (uatomic_cmpxchg(&m->word, v, v | FUTEX_WAITERS) != v)
+				continue;
+			v |= FUTEX_WAITERS;
+		}
+		if (futex_wait_abs(&m->word, v, shared, USPIN_WAKE_NORMAL, clock,
+				   abstime) == ETIMEDOUT)
+			return ETIMEDOUT;
+	}
+}
+
+/* Before lock_pending(): the word is ours, no lock or unlock is pending. */
+static int relock_by_owner(uspin_mutex_t *m, uint32_t tid, unsigned int mode,
+			   clockid_t clock, const struct timespec *abstime)
+{
+	int r;
+
+	if (mode & USPIN_MODE_ERRORCHECK)
+		return EDEADLK;
+	r = wait_for_other_unlock(m, tid, clock, abstime);
+	if (r)
+		return r;
+	/* Woken on the word: others may sleep there too. */
+	return uspin_lock_as_woken(m, mode, clock, abstime);
+}
+
 int uspin_lock_contended(uspin_mutex_t *m, unsigned int mode, clockid_t clock,
 			 const struct timespec *abstime)
 {
 	uint32_t tid = uspin_self_tid();
 
+	if (WORD_TID(CMM_LOAD_SHARED(m->word)) == tid)
+		return relock_by_owner(m, tid, mode, clock, abstime);
 	if (mutex_flags(m) & USPIN_SLOW_FLAGS)
 		return lock_pending(m, tid, clock, abstime, mode);
 	if (uatomic_cmpxchg(&m->word, 0, tid) == 0)
@@ -266,52 +296,72 @@ int uspin_lock_contended(uspin_mutex_t *m, unsigned int mode, clockid_t clock,
 }
 
 /*
- * The fast path: a private, non-robust mutex, a valid cached TID, one CAS
- * (a plain store while glibc says the process is single-threaded).
- * Anything else is a tail call, so this stays a leaf.
+ * The condvar's relock and the owner's relock above.  The mutex's own
+ * paths take a free word as TID alone (fast path, spinning), so set the
+ * bit after the acquisition: the word is ours then, and the only cost is
+ * one spare wake-up at our unlock.
  */
+int uspin_lock_as_woken(uspin_mutex_t *m, unsigned int mode, clockid_t clock,
+			const struct timespec *abstime)
+{
+	int r = uspin_lock_contended(m, mode, clock, abstime);
+
+	if ((r == 0 || r == EOWNERDEAD) &&
+	    !(CMM_LOAD_SHARED(m->word) & FUTEX_WAITERS))
+		uatomic_or(&m->word, FUTEX_WAITERS);
+	return r;
+}
+
+/* The fast path (internal.h); anything else is a tail call. */
 int uspin_mutex_lock(uspin_mutex_t *m)
 {
 	uint32_t tid = uspin_self_tid_cached();
 
-	if (caa_likely(tid && !(mutex_flags(m) & USPIN_SLOW_FLAGS))) {
-		if (uspin_single_threaded()) {
-			if (CMM_LOAD_SHARED(m->word) == 0) {
-				CMM_STORE_SHARED(m->word, tid);
-				cmm_barrier();
-				return 0;
-			}
-		} else if (uatomic_cmpxchg(&m->word, 0, tid) == 0) {
-			return 0;
-		}
-	}
+	if (caa_likely(tid && !(mutex_flags(m) & USPIN_SLOW_FLAGS)) &&
+	    uspin_fast_lock(m, tid))
+		return 0;
 	return uspin_lock_contended(m, USPIN_MODE_ERRORCHECK, CLOCK_MONOTONIC,
 				    NULL);
 }
 
 /*
- * POSIX: EINVAL for a bad abstime only if the call would block, so try
- * first; an errorcheck relock is EDEADLK whatever abstime says (as glibc).
+ * glibc's order: no deadline, then one long past (the kernel refuses
+ * negative times, so it is answered here), then bad nanoseconds.
  */
+static int check_abstime(const struct timespec *abstime)
+{
+	if (!abstime)
+		return EINVAL;
+	if (abstime->tv_sec < 0)
+		return ETIMEDOUT;
+	if (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L)
+		return EINVAL;
+	return 0;
+}
+
+/* An errorcheck relock is EDEADLK whatever abstime says (as glibc). */
+int uspin_lock_timed(uspin_mutex_t *m, unsigned int mode, clockid_t clock,
+		     const struct timespec *abstime)
+{
+	int r = uspin_mutex_trylock(m);
+
+	if (r != EBUSY)
+		return r;
+	if ((mode & USPIN_MODE_ERRORCHECK) &&
+	    WORD_TID(CMM_LOAD_SHARED(m->word)) == uspin_self_tid())
+		return EDEADLK;
+	r = check_abstime(abstime);
+	if (r)
+		return r;
+	return uspin_lock_contended(m, mode, clock, abstime);
+}
+
 int uspin_mutex_clocklock(uspin_mutex_t *m, clockid_t clock,
 			  const struct timespec *abstime)
 {
-	static const struct timespec epoch;
-	int r;
-
-	if (!m || (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC))
+	if (!m || !uspin_clock_supported(clock))
 		return EINVAL;
-	r = uspin_mutex_trylock(m);
-	if (r != EBUSY)
-		return r;
-	if (WORD_TID(CMM_LOAD_SHARED(m->word)) == uspin_self_tid())
-		return EDEADLK;
-	if (!abstime || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L)
-		return EINVAL;
-	/* Long past: the kernel refuses negative times, so use one it takes. */
-	if (abstime->tv_sec < 0)
-		abstime = &epoch;
-	return uspin_lock_contended(m, USPIN_MODE_ERRORCHECK, clock, abstime);
+	return uspin_lock_timed(m, USPIN_MODE_ERRORCHECK, clock, abstime);
 }
 
 int uspin_mutex_timedlock(uspin_mutex_t *m, const struct timespec *abstime)

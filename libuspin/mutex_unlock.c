@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * mutex_unlock.c - one CAS TID -> 0 when nobody waits (a plain store while
- * the process is single-threaded); otherwise hand the word to a waiter
- * that asked for it, or leave it to a waiter that spins, or let the kernel
- * release it (FUTEX_UNLOCK, which may hand it over itself), or clear it and
- * wake one waiter, which retries.
+ * mutex_unlock.c - the fast path of internal.h when nobody waits (one CAS
+ * TID -> 0, a plain store while single-threaded); otherwise hand the word
+ * to a waiter that asked for it, or leave it to a waiter that spins, or
+ * let the kernel release it (FUTEX_UNLOCK, which may hand it over itself),
+ * or clear it and wake one waiter, which retries.
  */
 #include <errno.h>
 
@@ -92,20 +92,13 @@ int uspin_unlock_contended(uspin_mutex_t *m, unsigned int mode)
 	return 0;
 }
 
+/* The fast path (internal.h); anything else is a tail call. */
 int uspin_mutex_unlock(uspin_mutex_t *m)
 {
 	uint32_t tid = uspin_self_tid_cached();
 
-	if (caa_likely(tid && !(mutex_flags(m) & USPIN_SLOW_FLAGS))) {
-		if (uspin_single_threaded()) {
-			if (CMM_LOAD_SHARED(m->word) == tid) {
-				cmm_barrier();
-				CMM_STORE_SHARED(m->word, 0);
-				return 0;
-			}
-		} else if (uatomic_cmpxchg(&m->word, tid, 0) == tid) {
-			return 0;
-		}
-	}
+	if (caa_likely(tid && !(mutex_flags(m) & USPIN_SLOW_FLAGS)) &&
+	    uspin_fast_unlock(m, tid))
+		return 0;
 	return uspin_unlock_contended(m, USPIN_MODE_ERRORCHECK);
 }

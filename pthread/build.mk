@@ -9,13 +9,15 @@ USPIN_RUN   := $(BUILD)/uspin-run
 PRODUCT_TARGETS += $(DROPIN_SO) $(USPIN_RUN)
 MAN_PAGES   += pthread/uspin-run.1
 
-# libuspin's objects (libc only, like libuspin.so).  -Bsymbolic-functions:
-# the C11 wrappers and the condvar call our pthread_mutex_* directly, not
-# through the PLT.
-$(DROPIN_SO): $(DROPIN_OBJS) $(LIB_OBJS) pthread/libuspin-pthread.map
+# The drop-in is an ABI layer over libuspin's internal interface
+# (libuspin/internal.h): libuspin.a, built from the same tree, goes inside
+# (libc only, like libuspin.so; the map keeps its symbols local).
+# -Bsymbolic-functions: the C11 wrappers and the condvar call our
+# pthread_mutex_* directly, not through the PLT.
+$(DROPIN_SO): $(DROPIN_OBJS) $(LIBUSPIN_A) pthread/libuspin-pthread.map
 	$(CC) $(CFLAGS) -shared -Wl,-soname,libuspin-pthread.so \
 	  -Wl,--version-script=pthread/libuspin-pthread.map -Wl,-Bsymbolic-functions \
-	  -Wl,-z,now -o $@ $(DROPIN_OBJS) $(LIB_OBJS) -pthread
+	  -Wl,-z,now -o $@ $(DROPIN_OBJS) $(LIBUSPIN_A) -pthread
 
 # uspin-run looks for the drop-in next to itself, in ../lib, then in
 # LIBDIR: a build for another LIBDIR must relink it.

@@ -13,7 +13,6 @@
  */
 #include <errno.h>
 
-#include "cond_impl.h"
 #include "dropin.h"
 
 struct dropin_cm {
@@ -45,7 +44,8 @@ static int reacquire_ours(struct uspin_cond_mutex *cm)
 		m->count++;	/* it never left us */
 		r = 0;
 	} else {
-		r = uspin_cond_relock(m, kind_mode(d->kind));
+		r = uspin_lock_as_woken(m, kind_mode(d->kind), CLOCK_MONOTONIC,
+					NULL);
 		if ((d->kind & K_TYPE_MASK) == K_RECURSIVE &&
 		    (r == 0 || r == EOWNERDEAD))
 			m->count = 1;
@@ -89,12 +89,12 @@ static int dropin_wait(pthread_cond_t *pc, pthread_mutex_t *pm, clockid_t clock,
 {
 	struct dropin_cm d = { .pm = pm, .kind = CMM_LOAD_SHARED(U(pm)->kind) };
 	uspin_mutex_t *m = U(pm);
+	int r;
 
 	/* glibc's order: a bad time first, then the mutex. */
-	if (abstime && (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L))
-		return EINVAL;
-	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
-		return EINVAL;
+	r = uspin_cond_check_time(clock, abstime);
+	if (r)
+		return r;
 	if (invalid_kind(d.kind))
 		return EINVAL;
 	if (d.kind & K_GLIBC) {
@@ -156,10 +156,7 @@ int pthread_cond_wait(pthread_cond_t *pc, pthread_mutex_t *pm)
 int pthread_cond_timedwait(pthread_cond_t *pc, pthread_mutex_t *pm,
 			   const struct timespec *abstime)
 {
-	uspin_cond_t *c = (uspin_cond_t *)pc;
-
-	return dropin_wait(pc, pm, CMM_LOAD_SHARED(c->wrefs) & COND_MONOTONIC ?
-			   CLOCK_MONOTONIC : CLOCK_REALTIME, abstime);
+	return dropin_wait(pc, pm, uspin_cond_clock((uspin_cond_t *)pc), abstime);
 }
 
 int pthread_cond_clockwait(pthread_cond_t *pc, pthread_mutex_t *pm,

@@ -3,7 +3,8 @@
  * dropin.h - what the pthread drop-in's files share: glibc's mutex kinds
  * (__kind, where the program's initializer or pthread_mutex_init put
  * them), the decision a kind implies, and glibc's own functions for the
- * mutexes it keeps (docs/pthread-dropin.md).
+ * mutexes it keeps (docs/pthread-dropin.md).  The locking itself is
+ * libuspin's, through libuspin/internal.h and uspin.h only.
  *
  * The drop-in runs on the program's pthread_mutex_t: uspin_mutex_t
  * mirrors its layout (word = __lock, count = __count, kind = __kind, the
@@ -18,7 +19,7 @@
 #include <pthread.h>
 #include <time.h>
 
-#include "mutex_impl.h"
+#include "internal.h"
 
 /* glibc's __kind bits (nptl/pthreadP.h, stable since 2.4). */
 #define K_TYPE_MASK	3
@@ -118,8 +119,5 @@ struct dropin_real {
 };
 /* Resolved on first use (dlsym may allocate: never on a path of ours). */
 const struct dropin_real *dropin_real(void) USPIN_HIDDEN;
-
-/* ---- mutex.c: for cond.c and c11.c ---- */
-int dropin_unlock_slow(uspin_mutex_t *m, int kind) USPIN_HIDDEN;
 
 #endif

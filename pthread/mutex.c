@@ -3,76 +3,38 @@
  * mutex.c - pthread_mutex_* on uspin, for every kind glibc has but the
  * priority ones (docs/pthread-dropin.md).
  *
- * The fast paths are uspin's, behind one test of __kind: a private,
+ * The fast paths are libuspin's (internal.h: one CAS, a plain store while
+ * the process is single-threaded), behind one test of __kind: a private,
  * non-robust mutex of any type (normal, errorcheck, adaptive; recursive
- * too for lock) takes one CAS and touches nothing else, not even glibc's
- * __owner and __nusers, which uspin has no use for.  No plain-store path
- * while the process is single-threaded (glibc has one, and so has
- * uspin_mutex_lock): on this project's host (AMD EPYC) a locked CAS costs
- * ~7 cycles, less than the two loads that test __libc_single_threaded
- * through the GOT plus the load-compare the plain path needs, so the
- * CAS-only path measured 0.95-0.99x glibc single-threaded where the
- * plain-store path measured 1.17-1.21x (make bench-uncontended; docs/pthread-dropin.md, "Cost").  Everything else is a tail
- * call: the kind decides, per call, which semantics apply (glibc's: a
- * normal mutex relocked by its owner blocks, anyone may unlock it; an
- * errorcheck one says EDEADLK / EPERM; a recursive one counts in
- * __count; a robust one says EOWNERDEAD after its owner died).
+ * too for lock) touches nothing else, not even glibc's __owner and
+ * __nusers, which uspin has no use for.  Everything else is a tail call:
+ * the kind decides, per call, which semantics apply (glibc's: a normal
+ * mutex relocked by its owner blocks, anyone may unlock it; an errorcheck
+ * one says EDEADLK / EPERM; a recursive one counts in __count; a robust
+ * one says EOWNERDEAD after its owner died).
  */
 #include <errno.h>
 #include <string.h>
 
 #include "dropin.h"
-#include "futex_ops.h"
-#include "robust_list.h"
 
 /* ---- slow paths ---- */
 
-/* POSIX: a timed lock checks abstime only if it would block. */
-static int check_abstime(const struct timespec *abstime)
+/* A recursive mutex its owner takes again: one more in __count. */
+static int lock_again(uspin_mutex_t *m)
 {
-	if (!abstime)
-		return EINVAL;
-	if (abstime->tv_sec < 0)
-		return ETIMEDOUT;	/* long past (glibc's order) */
-	if (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L)
-		return EINVAL;
+	if (m->count + 1 == 0)
+		return EAGAIN;
+	m->count++;
 	return 0;
 }
 
-/*
- * glibc's normal (and adaptive, and robust normal) mutex relocked by its
- * owner sleeps on the lock word until somebody unlocks it, which any
- * thread may do for a normal mutex (glibc's tst-cond4, tst-cond14 rely
- * on it).  Wait for that like any FUTEX_WAIT waiter (FUTEX_WAITERS set,
- * so the unlock wakes us); 0 once the word is no longer ours.
- */
-static int wait_for_other_unlock(uspin_mutex_t *m, uint32_t tid,
-				 clockid_t clock, const struct timespec *abstime)
-{
-	int shared = mutex_futex_shared(m);
-	uint32_t v;
-
-	for (;;) {
-		v = CMM_LOAD_SHARED(m->word);
-		if (WORD_TID(v) != tid)
-			return 0;
-		if (!(v & FUTEX_WAITERS)) {
-			if (uatomic_cmpxchg(&m->word, v, v | FUTEX_WAITERS) != v)
-				continue;
-			v |= FUTEX_WAITERS;
-		}
-		if (futex_wait_abs(&m->word, v, shared, USPIN_WAKE_NORMAL, clock,
-				   abstime) == ETIMEDOUT)
-			return ETIMEDOUT;
-	}
-}
-
-static int lock_slow(uspin_mutex_t *m, int kind, int timed, clockid_t clock,
-		     const struct timespec *abstime)
+static __attribute__((noinline)) int lock_slow(uspin_mutex_t *m, int kind,
+					      int timed, clockid_t clock,
+					      const struct timespec *abstime)
 {
 	const struct dropin_real *real;
-	uint32_t tid;
-	int type, r;
+	int recursive = (kind & K_TYPE_MASK) == K_RECURSIVE, r;
 
 	if (caa_unlikely(kind & K_GLIBC)) {
 		if (invalid_kind(kind))
@@ -87,45 +49,19 @@ static int lock_slow(uspin_mutex_t *m, int kind, int timed, clockid_t clock,
 	if (invalid_kind(kind))
 		return EINVAL;
 	sync_flags(m, kind);
-	type = kind & K_TYPE_MASK;
-	tid = uspin_self_tid();
-	if (WORD_TID(CMM_LOAD_SHARED(m->word)) == tid) {
-		if (type == K_RECURSIVE) {
-			if (m->count + 1 == 0)
-				return EAGAIN;
-			m->count++;
-			return 0;
-		}
-		if (type == K_ERRORCHECK)
-			return EDEADLK;
-		if (timed && (r = check_abstime(abstime)) != 0)
-			return r;
-		r = wait_for_other_unlock(m, tid, clock, abstime);
-		if (r)
-			return r;
-		/* Woken on the word: others may sleep there too. */
-		r = uspin_lock_contended(m, kind_mode(kind), clock, abstime);
-		if ((r == 0 || r == EOWNERDEAD) &&
-		    !(CMM_LOAD_SHARED(m->word) & FUTEX_WAITERS))
-			uatomic_or(&m->word, FUTEX_WAITERS);
-		return r;
-	}
-	if (timed) {
-		r = uspin_mutex_trylock(m);
-		if (r != EBUSY)
-			goto got;
-		r = check_abstime(abstime);
-		if (r)
-			return r;
-	}
-	r = uspin_lock_contended(m, kind_mode(kind), clock, abstime);
-got:
-	if (type == K_RECURSIVE && (r == 0 || r == EOWNERDEAD))
+	if (recursive && WORD_TID(CMM_LOAD_SHARED(m->word)) == uspin_self_tid())
+		return lock_again(m);
+	if (timed)
+		r = uspin_lock_timed(m, kind_mode(kind), clock, abstime);
+	else
+		r = uspin_lock_contended(m, kind_mode(kind), clock, NULL);
+	if (recursive && (r == 0 || r == EOWNERDEAD))
 		m->count = 1;
 	return r;
 }
 
-int dropin_unlock_slow(uspin_mutex_t *m, int kind)
+/* Out of line: inlined, it would cost the fast path a stack frame. */
+static __attribute__((noinline)) int unlock_slow(uspin_mutex_t *m, int kind)
 {
 	uint32_t v;
 
@@ -158,8 +94,7 @@ int pthread_mutex_lock(pthread_mutex_t *pm)
 	int kind = CMM_LOAD_SHARED(m->kind);
 	uint32_t tid = uspin_self_tid_cached();
 
-	if (caa_likely(!(kind & ~K_TYPE_MASK) && tid) &&
-	    uatomic_cmpxchg(&m->word, 0, tid) == 0) {
+	if (caa_likely(!(kind & ~K_TYPE_MASK) && tid) && uspin_fast_lock(m, tid)) {
 		if (kind == K_RECURSIVE)
 			m->count = 1;
 		return 0;
@@ -182,15 +117,15 @@ int pthread_mutex_unlock(pthread_mutex_t *pm)
 				return 0;
 			}
 			m->count = 0;
-			if (uatomic_cmpxchg(&m->word, tid, 0) == tid)
+			if (uspin_fast_unlock(m, tid))
 				return 0;
 			return uspin_unlock_contended(m, 0);	/* ours */
 		}
-		/* Normal, errorcheck, adaptive: only the owner's CAS succeeds. */
-		if (uatomic_cmpxchg(&m->word, tid, 0) == tid)
+		/* Normal, errorcheck, adaptive: only the owner's word is tid. */
+		if (uspin_fast_unlock(m, tid))
 			return 0;
 	}
-	return dropin_unlock_slow(m, kind);
+	return unlock_slow(m, kind);
 }
 
 int pthread_mutex_trylock(pthread_mutex_t *pm)
@@ -207,12 +142,8 @@ int pthread_mutex_trylock(pthread_mutex_t *pm)
 		return EINVAL;
 	sync_flags(m, kind);
 	if (WORD_TID(CMM_LOAD_SHARED(m->word)) == uspin_self_tid()) {
-		if ((kind & K_TYPE_MASK) == K_RECURSIVE) {
-			if (m->count + 1 == 0)
-				return EAGAIN;
-			m->count++;
-			return 0;
-		}
+		if ((kind & K_TYPE_MASK) == K_RECURSIVE)
+			return lock_again(m);
 		/* glibc: a robust errorcheck mutex says so; others EBUSY */
 		if ((kind & K_ROBUST) && (kind & K_TYPE_MASK) == K_ERRORCHECK)
 			return EDEADLK;
@@ -226,7 +157,7 @@ int pthread_mutex_trylock(pthread_mutex_t *pm)
 int pthread_mutex_clocklock(pthread_mutex_t *pm, clockid_t clock,
 			    const struct timespec *abstime)
 {
-	if (clock != CLOCK_REALTIME && clock != CLOCK_MONOTONIC)
+	if (!uspin_clock_supported(clock))
 		return EINVAL;
 	return lock_slow(U(pm), CMM_LOAD_SHARED(U(pm)->kind), 1, clock, abstime);
 }

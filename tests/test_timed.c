@@ -70,6 +70,27 @@ START_TEST(past_deadline_on_free_lock_succeeds)
 }
 END_TEST
 
+/*
+ * A held lock and negative seconds: ETIMEDOUT at once, before the
+ * nanoseconds are looked at (glibc's order; the one check the drop-in
+ * shares, libuspin/internal.h uspin_lock_timed()).
+ */
+START_TEST(negative_deadline_on_held_lock_times_out)
+{
+	uspin_mutex_t m;
+	struct timespec negative = { -5, 0 }, negative_bad = { -1, NSEC_PER_SEC };
+	struct holder h;
+
+	ck_assert_int_eq(uspin_mutex_init(&m, 0), 0);
+	holder_start(&h, &m);
+	ck_assert_int_eq(uspin_mutex_timedlock(&m, &negative), ETIMEDOUT);
+	ck_assert_int_eq(uspin_mutex_clocklock(&m, CLOCK_MONOTONIC, &negative_bad),
+			 ETIMEDOUT);
+	holder_stop(&h);
+	ck_assert_uint_eq(m.word, 0);
+}
+END_TEST
+
 /* Loop index: policy x clock x (stock-kernel path or not). */
 START_TEST(deadline_is_honoured_not_early)
 {
@@ -201,6 +222,7 @@ Suite *suite_timed(void)
 	tcase_add_test(tc, clocklock_rejects_bad_arguments);
 	tcase_add_test(tc, bad_abstime_on_a_free_lock_takes_it);
 	tcase_add_test(tc, past_deadline_on_free_lock_succeeds);
+	tcase_add_test(tc, negative_deadline_on_held_lock_times_out);
 	tcase_add_loop_test(tc, deadline_is_honoured_not_early, 0,
 			    NR_POLICIES * 2);
 	tcase_add_loop_test(tc, release_before_deadline_hands_over, 0,
