@@ -10,6 +10,12 @@ LIB_SRCS += libuspin/setup.c libuspin/thread_self.c libuspin/policy.c \
 LIB_SRCS += libuspin/cond_init.c libuspin/cond_lock.c libuspin/cond_wait.c \
             libuspin/cond_signal.c
 LIB_OBJS  = $(patsubst %.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
+# The policy names of policy.c's table, read once, at parse time: every
+# policy in the library's order, and the controls ("/* control */").
+USPIN_POLICY_TABLE := $(shell sed -n 's|^[[:space:]]*\[USPIN_POLICY_[A-Z_]*\][[:space:]]*=[[:space:]]*"\([a-z-]*\)",[[:space:]]*\(/\* \(control\) \*/\)\{0,1\}$$|\1:\3|p' libuspin/policy.c)
+USPIN_POLICIES := $(foreach p,$(USPIN_POLICY_TABLE),$(firstword $(subst :, ,$(p))))
+USPIN_CONTROL_POLICIES := $(patsubst %:control,%,$(filter %:control,$(USPIN_POLICY_TABLE)))
+$(if $(USPIN_POLICIES),,$(error libuspin/policy.c: no policy names found))
 LIBUSPIN_A  := $(BUILD)/libuspin.a
 LIBUSPIN_SO := $(BUILD)/libuspin.so
 USPIN_INFO  := $(BUILD)/uspin-info

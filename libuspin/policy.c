@@ -6,14 +6,20 @@
  */
 #include "mutex_impl.h"
 
+/*
+ * The one table of policy names.  The build reads it too, one
+ * initializer a line (USPIN_POLICIES in libuspin/build.mk: uspin-run's
+ * names, the policies the NPTL tests run under); "control" marks the
+ * controls for measuring user-adaptive, which those runs leave out.
+ */
 static const char *const policy_names[USPIN_POLICY_COUNT] = {
 	[USPIN_POLICY_AUTO] = "auto",
 	[USPIN_POLICY_BLOCK] = "block",
 	[USPIN_POLICY_SPIN_BOUNDED] = "spin",
 	[USPIN_POLICY_KERNEL_ADAPTIVE] = "kernel-adaptive",
 	[USPIN_POLICY_USER_ADAPTIVE] = "user-adaptive",
-	[USPIN_POLICY_USER_ADAPTIVE_BOUNDED] = "user-adaptive-bounded",
-	[USPIN_POLICY_SPIN_CAPPED] = "spin-capped",
+	[USPIN_POLICY_USER_ADAPTIVE_BOUNDED] = "user-adaptive-bounded", /* control */
+	[USPIN_POLICY_SPIN_CAPPED] = "spin-capped", /* control */
 };
 
 const char *uspin_policy_name(enum uspin_policy policy)

@@ -254,11 +254,16 @@ static void read_policy_env(struct uspin_setup *s)
 
 	if (!env || !*env)
 		return;
-	if (parse_policy(env, &p) != 0)
-		fprintf(stderr,
-			"uspin: USPIN_POLICY=%s is not one of auto|block|spin|kernel-adaptive|user-adaptive|user-adaptive-bounded|spin-capped; using auto\n",
-			env);
-	else if (p != USPIN_POLICY_AUTO) {
+	if (parse_policy(env, &p) != 0) {
+		int i;
+
+		/* The names from policy.c's table, as "auto|block|...". */
+		fprintf(stderr, "uspin: USPIN_POLICY=%s is not one of ", env);
+		for (i = 0; i < USPIN_POLICY_COUNT; i++)
+			fprintf(stderr, "%s%s", i ? "|" : "",
+				uspin_policy_name((enum uspin_policy)i));
+		fputs("; using auto\n", stderr);
+	} else if (p != USPIN_POLICY_AUTO) {
 		s->auto_policy = p;
 		s->policy_overridden = 1;
 	}

@@ -25,11 +25,12 @@ $(USPIN_RUN): pthread/uspin-run.c $(BUILD)/gen/policy_names.h $(FLAGS_STAMP) $(B
 	$(CC) $(CPPFLAGS) -I$(BUILD)/gen $(CFLAGS) $(DEPFLAGS) -DUSPIN_LIBDIR='"$(LIBDIR)"' \
 	  -DUSPIN_VERSION='"$(USPIN_VERSION)"' -o $@ $<
 # uspin-run checks --policy against libuspin's table without linking the
-# library: the names of policy.c's table, one initializer a line.
-$(BUILD)/gen/policy_names.h: libuspin/policy.c
+# library: USPIN_POLICIES (libuspin/build.mk), one initializer a line,
+# rewritten only when the names change.
+$(BUILD)/gen/policy_names.h: FORCE
 	@mkdir -p $(@D)
-	sed -n 's/^[[:space:]]*\[USPIN_POLICY_[A-Z_]*\][[:space:]]*=[[:space:]]*\("[a-z-]*"\),$$/\t\1,/p' \
-	  $< > $@.tmp && mv $@.tmp $@
+	@printf '\t"%s",\n' $(USPIN_POLICIES) > $@.tmp; \
+	  cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 $(BUILD)/.libdir: FORCE
 	@mkdir -p $(@D); [ "$(LIBDIR)" = "$$(cat $@ 2>/dev/null)" ] || echo "$(LIBDIR)" > $@
 

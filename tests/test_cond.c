@@ -120,7 +120,7 @@ START_TEST(timeouts)
 	struct timespec past = { 0, 0 }, negative = { -1, 0 };
 	int i;
 
-	ck_assert_int_eq(uspin_mutex_init(&m, all_policies[_i]), 0);
+	ck_assert_int_eq(uspin_mutex_init(&m, policy_nr(_i)), 0);
 	ck_assert_int_eq(uspin_cond_init(&c, 0), 0);
 	ck_assert_int_eq(uspin_cond_init(&mono, USPIN_COND_MONOTONIC), 0);
 	ck_assert_int_eq(uspin_mutex_lock(&m), 0);
@@ -206,7 +206,7 @@ START_TEST(signal_wakes_one)
 	int first;
 
 	uspin_force_stock_kernel = _i & 1;
-	ck_assert_int_eq(uspin_mutex_init(&m, all_policies[_i / 2]), 0);
+	ck_assert_int_eq(uspin_mutex_init(&m, policy_nr(_i / 2)), 0);
 	waiter_start(&w[0], &c, &m);
 	waiter_start(&w[1], &c, &m);
 	wait_waiters(&c, &m, 2);
@@ -302,7 +302,7 @@ START_TEST(broadcast_wakes_all)
 	struct waiter w[NWAIT] = { { 0 } };
 	int i, holding = _i & 1;
 
-	ck_assert_int_eq(uspin_mutex_init(&m, all_policies[_i / 2]), 0);
+	ck_assert_int_eq(uspin_mutex_init(&m, policy_nr(_i / 2)), 0);
 	for (i = 0; i < NWAIT; i++)
 		waiter_start(&w[i], &c, &m);
 	wait_waiters(&c, &m, NWAIT);
@@ -368,7 +368,7 @@ START_TEST(broadcast_phases)
 	int i;
 
 	uspin_force_stock_kernel = _i & 1;
-	ck_assert_int_eq(uspin_mutex_init(&p.m, all_policies[_i / 2]), 0);
+	ck_assert_int_eq(uspin_mutex_init(&p.m, policy_nr(_i / 2)), 0);
 	ck_assert_int_eq(uspin_cond_init(&p.c, 0), 0);
 	p.rounds = (int)test_scaled(300);
 	for (i = 0; i < p.n; i++)
@@ -481,8 +481,8 @@ static void run_queue(unsigned int mflags, int timed, int np, int nc)
 START_TEST(producer_consumer)
 {
 	uspin_force_stock_kernel = _i & 1;
-	run_queue(all_policies[_i / 2], 0, 3, 3);
-	run_queue(all_policies[_i / 2], 1, 2, 4);
+	run_queue(policy_nr(_i / 2), 0, 3, 3);
+	run_queue(policy_nr(_i / 2), 1, 2, 4);
 	uspin_force_stock_kernel = 0;
 }
 END_TEST
@@ -789,7 +789,7 @@ START_TEST(storm)
 	int i;
 
 	uspin_force_stock_kernel = _i & 1;
-	ck_assert_int_eq(uspin_mutex_init(&s.m, all_policies[_i / 2]), 0);
+	ck_assert_int_eq(uspin_mutex_init(&s.m, policy_nr(_i / 2)), 0);
 	s.rounds = test_scaled(1000);
 	for (i = 0; i < 4; i++)
 		ck_assert_int_eq(pthread_create(&w[i], NULL, storm_waiter, &s), 0);

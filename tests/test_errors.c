@@ -48,7 +48,7 @@ START_TEST(relock_by_owner_is_edeadlk)
 	uspin_mutex_t m;
 	struct timespec ts;
 
-	ck_assert_int_eq(uspin_mutex_init(&m, all_policies[_i]), 0);
+	ck_assert_int_eq(uspin_mutex_init(&m, policy_nr(_i)), 0);
 	ck_assert_int_eq(uspin_mutex_lock(&m), 0);
 	ck_assert_int_eq(uspin_mutex_lock(&m), EDEADLK);
 	ts = deadline_in(CLOCK_REALTIME, 1000000);
@@ -130,7 +130,7 @@ START_TEST(lock_takes_over_dead_owner)
 	unsigned int p = _i % NR_POLICIES, w = _i / NR_POLICIES;
 	uspin_mutex_t m;
 
-	ck_assert_int_eq(uspin_mutex_init(&m, all_policies[p]), 0);
+	ck_assert_int_eq(uspin_mutex_init(&m, policy_nr(p)), 0);
 	m.word = dead_words[w];
 	ck_assert_int_eq(uspin_mutex_lock(&m), EOWNERDEAD);
 	ck_assert_uint_eq(m.word & FUTEX_TID_MASK, sys_gettid());
@@ -173,7 +173,7 @@ START_TEST(shared_takes_over_word_of_task_dead_in_a_call)
 	struct timespec ts = deadline_in(CLOCK_REALTIME, 100000000);
 	uspin_mutex_t m;
 
-	ck_assert_int_eq(uspin_mutex_init(&m, all_policies[p] |
+	ck_assert_int_eq(uspin_mutex_init(&m, policy_nr(p) |
 					  USPIN_PROCESS_SHARED), 0);
 	m.word = dead_words[w];
 	ck_assert_int_eq(uspin_mutex_lock(&m), 0);
@@ -196,7 +196,7 @@ START_TEST(unlock_without_consistent_is_not_recoverable)
 	uspin_mutex_t m;
 	struct timespec ts = deadline_in(CLOCK_REALTIME, 100000000);
 
-	ck_assert_int_eq(uspin_mutex_init(&m, all_policies[_i]), 0);
+	ck_assert_int_eq(uspin_mutex_init(&m, policy_nr(_i)), 0);
 	m.word = FUTEX_OWNER_DIED;
 	ck_assert_int_eq(uspin_mutex_lock(&m), EOWNERDEAD);
 	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);

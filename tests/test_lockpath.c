@@ -174,7 +174,7 @@ static const unsigned int kinds[] = { 0, USPIN_ROBUST,
 START_TEST(contended_paths_call_nothing_forbidden)
 {
 	enum { THREADS = 4 };
-	unsigned int policy = all_policies[_i % NR_POLICIES];
+	unsigned int policy = policy_nr(_i % NR_POLICIES);
 	unsigned int kind = kinds[(_i / NR_POLICIES) % 3];
 	struct crowd c = { .rounds = test_scaled(3000) };
 	uspin_mutex_t *m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,

@@ -64,7 +64,7 @@ static void count_under_lock(struct shared_area *a, long n)
 /* Loop index: policy x (stock-kernel path or not). */
 START_TEST(mutual_exclusion_across_processes)
 {
-	struct shared_area *a = map_area(all_policies[_i % NR_POLICIES]);
+	struct shared_area *a = map_area(policy_nr(_i % NR_POLICIES));
 	long n = test_scaled(5000);
 	pid_t kids[3];
 	int i;
@@ -100,7 +100,7 @@ END_TEST
 /* Loop index: policy x (stock-kernel path or not). */
 START_TEST(process_dies_holding_lock)
 {
-	struct shared_area *a = map_area(all_policies[_i % NR_POLICIES]);
+	struct shared_area *a = map_area(policy_nr(_i % NR_POLICIES));
 	pid_t pid;
 
 	uspin_force_stock_kernel = _i / NR_POLICIES;
@@ -125,7 +125,7 @@ END_TEST
 /* The waiter is asleep in the kernel when the owner dies: it is woken. */
 START_TEST(waiter_woken_when_owner_dies)
 {
-	struct shared_area *a = map_area(all_policies[_i % NR_POLICIES]);
+	struct shared_area *a = map_area(policy_nr(_i % NR_POLICIES));
 	int pipefd[2];
 	char c;
 	pid_t pid;

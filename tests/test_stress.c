@@ -107,7 +107,7 @@ static const int thread_counts[] = { 2, 4, 16, 64 };
 /* Loop index: policy x thread count. */
 START_TEST(mutual_exclusion_every_policy)
 {
-	run_stress(all_policies[_i % NR_POLICIES],
+	run_stress(policy_nr(_i % NR_POLICIES),
 		   thread_counts[_i / NR_POLICIES], TRAFFIC_LOCK, 20000);
 }
 END_TEST
@@ -115,7 +115,7 @@ END_TEST
 START_TEST(mutual_exclusion_stock_kernel_path)
 {
 	uspin_force_stock_kernel = 1;
-	run_stress(all_policies[_i % NR_POLICIES],
+	run_stress(policy_nr(_i % NR_POLICIES),
 		   thread_counts[_i / NR_POLICIES], TRAFFIC_LOCK, 20000);
 }
 END_TEST
@@ -123,7 +123,7 @@ END_TEST
 START_TEST(mixed_lock_trylock_timedlock)
 {
 	uspin_force_stock_kernel = _i / NR_POLICIES;
-	run_stress(all_policies[_i % NR_POLICIES], 8, TRAFFIC_MIXED, 8000);
+	run_stress(policy_nr(_i % NR_POLICIES), 8, TRAFFIC_MIXED, 8000);
 }
 END_TEST
 

@@ -48,13 +48,16 @@ static inline long test_scaled(long n)
 	return n > 0 ? n : 1;
 }
 
-/* Every policy, for loops over them. */
-static const enum uspin_policy all_policies[] = {
-	USPIN_POLICY_AUTO, USPIN_POLICY_BLOCK, USPIN_POLICY_SPIN_BOUNDED,
-	USPIN_POLICY_KERNEL_ADAPTIVE, USPIN_POLICY_USER_ADAPTIVE,
-	USPIN_POLICY_USER_ADAPTIVE_BOUNDED, USPIN_POLICY_SPIN_CAPPED,
-};
-#define NR_POLICIES (sizeof(all_policies) / sizeof(all_policies[0]))
+/*
+ * Every policy, for loops over them: libuspin's table (policy.c) numbers
+ * them 0 .. USPIN_POLICY_COUNT - 1, so a loop index is a policy.
+ */
+#define NR_POLICIES	((unsigned int)USPIN_POLICY_COUNT)
+
+static inline enum uspin_policy policy_nr(unsigned int i)
+{
+	return (enum uspin_policy)i;
+}
 
 /* A thread holding @m until told to release it. */
 struct holder {

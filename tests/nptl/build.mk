@@ -106,11 +106,11 @@ endef
 $(foreach t,$(NPTL_BUILT),$(eval $(call nptl-test-rule,$(firstword $(subst :, ,$(t))),$(word 2,$(subst :, ,$(t))))))
 
 # glibc's own NPTL tests (tests/nptl) under uspin-run, once per policy, each
-# with its own logs (build/nptl/log-dropin-POLICY); NPTL_POLICIES="auto"
-# to run fewer.  None that runs may fail (docs/pthread-dropin.md).  The
+# with its own logs (build/nptl/log-dropin-POLICY): every policy of
+# libuspin's table but the controls; NPTL_POLICIES="auto" to run fewer.  None that runs may fail (docs/pthread-dropin.md).  The
 # tests in NPTL_DROPIN_ONCE (300,000 thread creations, ~2 min each) run
 # under the first policy only; NPTL_DROPIN_ONCE= runs them under every one.
-NPTL_POLICIES ?= auto block spin kernel-adaptive user-adaptive
+NPTL_POLICIES ?= $(filter-out $(USPIN_CONTROL_POLICIES),$(USPIN_POLICIES))
 NPTL_DROPIN_ONCE ?= tst-pthread-timedlock-lockloop
 # 0: not even under the first policy (make check).
 NPTL_DROPIN_ONCE_RUN ?= 1
