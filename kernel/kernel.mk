@@ -1,4 +1,4 @@
-# kernel/kernel.mk — the patched 6.1 kernel, its guest tests, and the VM loop.
+# kernel/kernel.mk — the patched 6.12 kernel, its guest tests, and the VM loop.
 # Included by the top-level Makefile.
 #
 #   make kernel                   build the patched kernel (cached by inputs)
@@ -33,7 +33,7 @@ KERNEL_STAMP     := $(KERNEL_BUILD_DIR)/.uspin-headers
 # To build the kernel (tinyconfig needs neither OpenSSL nor modules tools)
 # and boot it; busybox-static is also the guest's userland.  vm-rs-cost's
 # perf is in DEB_BENCH.
-DEB_KERNEL += qemu-system-x86 busybox-static linux-source-6.1 build-essential \
+DEB_KERNEL += qemu-system-x86 busybox-static linux-source-6.12 build-essential \
 	      flex bison bc libelf-dev cpio patch xz-utils gzip
 DEB_BENCH  += linux-perf
 
@@ -253,7 +253,7 @@ kernel-check-series:
 # build in the VM.  Not part of check: 22 min on 2 cores (build-info.txt).
 KERNEL_PACKAGE_DEBS := dpkg-dev fakeroot rsync kmod libssl-dev bc flex bison libelf-dev
 kernel-package:
-	$(call deps-install,$(KERNEL_PACKAGE_DEBS) linux-source-6.1)
+	$(call deps-install,$(KERNEL_PACKAGE_DEBS) linux-source-6.12)
 	USPIN_CACHE=$(USPIN_CACHE) kernel/build --variant distro --package >/dev/null
 	@d=$$(USPIN_CACHE=$(USPIN_CACHE) kernel/build --variant distro --print-packages); \
 	  cat $$d/build-info.txt; echo "install: dpkg -i $$d/linux-image-*.deb (docs/bare-metal.md)"

@@ -787,6 +787,80 @@ START_TEST(test_unlock_pi_waiter)
 }
 END_TEST
 
+/*
+ * A refused requeue changes nothing: v2 woke the nr_wake waiters queued
+ * before the FUTEX_LOCK waiter and then returned -EINVAL.
+ */
+START_TEST(test_requeue_refused_wakes_nobody)
+{
+	static uint32_t other;
+	uint32_t me = gettid(), v = me;
+	pid_t plain_tid;
+	pthread_t plain, t;
+	void *r;
+
+	hw = me;
+	hw_tid = 0;
+	ck_assert_int_eq(pthread_create(&plain, NULL, wait_waiter, &v), 0);
+	while (!hw_tid)
+		sleep_ms(1);
+	plain_tid = hw_tid;
+	ck_assert(wait_until_sleeping(getpid(), plain_tid));
+	hw_op = OP_PRIVATE(_i);
+	t = start_handoff_waiter();
+	ck_assert_int_eq(sys_futex6(&hw, FUTEX_CMP_REQUEUE_PRIVATE, 1, (void *)1L,
+				    &other, load(&hw)), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	/* The plain waiter, first in the queue, must still be asleep. */
+	sleep_ms(50);
+	ck_assert_msg(pthread_tryjoin_np(plain, &r) == EBUSY,
+		      "a refused FUTEX_CMP_REQUEUE woke a waiter");
+	ck_assert_int_eq(task_state(getpid(), plain_tid), 'S');
+	/* Both still wait on hw, in order: FUTEX_WAKE reaches the plain one... */
+	ck_assert_int_eq(sys_futex(&hw, FUTEX_WAKE_PRIVATE, 1, NULL), 1);
+	ck_assert_msg(join_within(plain, 30, &r) == 0, "plain waiter lost");
+	ck_assert_ptr_null(r);
+	/* ...and FUTEX_UNLOCK the lock waiter. */
+	ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
+	hw_release = 1;
+	ck_assert_msg(join_within(t, 30, &r) == 0, "lock waiter lost");
+	ck_assert_int_eq((long)r, 0);
+}
+END_TEST
+
+/*
+ * FUTEX_LOCK refuses a word that a PI waiter waits on (v2 queued behind it
+ * and timed out here), as FUTEX_LOCK_PI refuses one with FUTEX_LOCK waiters.
+ */
+static void *timed_lock_waiter(void *arg)
+{
+	struct timespec abs = deadline_ms(CLOCK_MONOTONIC, 200);
+
+	return (void *)(long)futex_lock_op(&hw, *(int *)arg, &abs);
+}
+
+START_TEST(test_lock_refuses_pi_word)
+{
+	int op = OP_PRIVATE(_i);
+	pthread_t t, locker;
+	void *r;
+
+	hw = gettid();
+	hw_tid = 0;
+	ck_assert_int_eq(pthread_create(&t, NULL, pi_waiter, NULL), 0);
+	while (!hw_tid)
+		sleep_ms(1);
+	ck_assert(wait_until_sleeping(getpid(), hw_tid));
+	ck_assert_int_eq(pthread_create(&locker, NULL, timed_lock_waiter, &op), 0);
+	ck_assert_msg(join_within(locker, 30, &r) == 0, "FUTEX_LOCK caller hung");
+	ck_assert_msg((long)r == EINVAL, "%s on a PI word: %s, not EINVAL",
+		      op_names[_i], strerror((int)(long)r));
+	ck_assert_int_eq(sys_futex(&hw, FUTEX_UNLOCK_PI_PRIVATE, 0, NULL), 0);
+	ck_assert_msg(join_within(t, 30, &r) == 0, "PI waiter hung");
+	ck_assert_int_eq((long)r, 0);
+}
+END_TEST
+
 static Suite *futex_lock_suite(void)
 {
 	Suite *s = suite_create("futex_lock");
@@ -838,6 +912,8 @@ static Suite *futex_lock_suite(void)
 	tcase_add_test(tc, test_unlock_plain_waiter);
 	tcase_add_test(tc, test_unlock_pi_waiter);
 	suite_add_tcase(s, tc);
+	LOOP_CASE("requeue_refused_wakes_nobody", test_requeue_refused_wakes_nobody);
+	LOOP_CASE("lock_refuses_pi_word", test_lock_refuses_pi_word);
 	return s;
 }
 
