@@ -66,6 +66,20 @@ static uint64_t cycles_deadline(clockid_t clock, const struct timespec *abstime)
 	return uspin_cycles() + (uint64_t)left * uspin_setup()->cycles_per_us / 1000;
 }
 
+/*
+ * Before a FUTEX_WAIT on the word's value *@v: FUTEX_WAITERS set in it, so
+ * that the unlock wakes the sleeper.  0 if the word moved (look again).
+ */
+static int mark_waiters(uspin_mutex_t *m, uint32_t *v)
+{
+	if (*v & FUTEX_WAITERS)
+		return 1;
+	if (uatomic_cmpxchg(&m->word, *v, *v | FUTEX_WAITERS) != *v)
+		return 0;
+	*v |= FUTEX_WAITERS;
+	return 1;
+}
+
 /* The kernel op of the series: it queues, sets FUTEX_WAITERS, takes over. */
 static int block_futex_lock(uspin_mutex_t *m, uint32_t tid, int adaptive,
 			    clockid_t clock, const struct timespec *abstime)
@@ -168,11 +182,8 @@ static int block_futex_wait(uspin_mutex_t *m, uint32_t tid,
 				return 0;
 			continue;
 		}
-		if (!(v & FUTEX_WAITERS)) {
-			if (uatomic_cmpxchg(&m->word, v, v | FUTEX_WAITERS) != v)
-				continue;
-			v |= FUTEX_WAITERS;
-		}
+		if (!mark_waiters(m, &v))
+			continue;
 		uspin_stats.blocks++;
 		r = futex_wait_abs(&m->word, v, shared,
 				   asked || promised ? USPIN_WAKE_HANDOFF :
@@ -255,11 +266,8 @@ static int wait_for_other_unlock(uspin_mutex_t *m, uint32_t tid,
 		v = CMM_LOAD_SHARED(m->word);
 		if (WORD_TID(v) != tid)
 			return 0;
-		if (!(v & FUTEX_WAITERS)) {
-			if (uatomic_cmpxchg(&m->word, v, v | FUTEX_WAITERS) != v)
-				continue;
-			v |= FUTEX_WAITERS;
-		}
+		if (!mark_waiters(m, &v))
+			continue;
 		if (futex_wait_abs(&m->word, v, shared, USPIN_WAKE_NORMAL, clock,
 				   abstime) == ETIMEDOUT)
 			return ETIMEDOUT;

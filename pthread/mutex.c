@@ -14,7 +14,6 @@
  * one says EOWNERDEAD after its owner died).
  */
 #include <errno.h>
-#include <string.h>
 
 #include "dropin.h"
 
@@ -185,8 +184,7 @@ int pthread_mutex_init(pthread_mutex_t *pm, const pthread_mutexattr_t *attr)
 	kind = (type & K_TYPE_MASK) |
 	       (robust == PTHREAD_MUTEX_ROBUST ? K_ROBUST : 0) |
 	       (pshared == PTHREAD_PROCESS_SHARED ? K_PSHARED : 0);
-	memset(pm, 0, sizeof(*pm));
-	m->flags = kind_flags(kind);
+	uspin_mutex_init(m, kind_flags(kind));	/* valid flags: cannot fail */
 	CMM_STORE_SHARED(m->kind, kind);
 	return 0;
 }
