@@ -861,6 +861,42 @@ START_TEST(test_lock_refuses_pi_word)
 }
 END_TEST
 
+/*
+ * A word that user space keeps changing (here OWNER_DIED, flipped by a
+ * thread on the other CPU) makes the kernel's cmpxchg fail and retry: the
+ * retries end on the timeout (v2's loops did not look at it; it passes
+ * whenever one marking cmpxchg wins, which is most of the time), and the
+ * caller can be killed meanwhile.
+ */
+static volatile int flip_stop;
+
+static void *word_flipper(void *arg)
+{
+	pin_to_cpu(1);
+	while (!flip_stop)
+		__atomic_fetch_xor(&hw, FUTEX_OWNER_DIED, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+START_TEST(test_changing_word_times_out)
+{
+	int op = OP_PRIVATE(_i);
+	pthread_t flipper, locker;
+	void *r;
+
+	hw = gettid();
+	flip_stop = 0;
+	ck_assert_int_eq(pthread_create(&flipper, NULL, word_flipper, NULL), 0);
+	ck_assert_int_eq(pthread_create(&locker, NULL, timed_lock_waiter, &op), 0);
+	/* Its deadline is 200 ms: 30 s is a hang, on any machine. */
+	ck_assert_msg(join_within(locker, 30, &r) == 0, "FUTEX_LOCK on a changing word hung");
+	flip_stop = 1;
+	pthread_join(flipper, NULL);
+	ck_assert_msg((long)r == ETIMEDOUT, "%s on a changing word: %s, not ETIMEDOUT",
+		      op_names[_i], strerror((int)(long)r));
+}
+END_TEST
+
 static Suite *futex_lock_suite(void)
 {
 	Suite *s = suite_create("futex_lock");
@@ -914,6 +950,7 @@ static Suite *futex_lock_suite(void)
 	suite_add_tcase(s, tc);
 	LOOP_CASE("requeue_refused_wakes_nobody", test_requeue_refused_wakes_nobody);
 	LOOP_CASE("lock_refuses_pi_word", test_lock_refuses_pi_word);
+	LOOP_CASE("changing_word_times_out", test_changing_word_times_out);
 	return s;
 }
 
