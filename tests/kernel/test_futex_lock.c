@@ -897,6 +897,108 @@ START_TEST(test_changing_word_times_out)
 }
 END_TEST
 
+/*
+ * A waiter that FUTEX_UNLOCK woke but that cannot run yet (SCHED_IDLE,
+ * beside a CPU hog) must not stall the queue: the next FUTEX_UNLOCK wakes
+ * the waiter after it. v2 woke the same task again, so the second waiter
+ * slept until the first had run and taken the lock.
+ */
+struct ranked_waiter {
+	pthread_t thread;
+	volatile pid_t tid;
+	int cpu, idle, rank;
+};
+
+static int rank_next;
+static volatile int hog_stop;
+
+static void *ranked_lock(void *arg)
+{
+	struct ranked_waiter *w = arg;
+	struct sched_param sp = { 0 };
+
+	pin_to_cpu(w->cpu);
+	if (w->idle && pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp))
+		return (void *)(long)errno;
+	w->tid = gettid();
+	if (futex_lock_op(&hw, FUTEX_LOCK_PRIVATE, NULL))
+		return (void *)-1L;
+	w->rank = __atomic_add_fetch(&rank_next, 1, __ATOMIC_RELAXED);
+	return (void *)(long)uunlock_k(&hw, FUTEX_PRIVATE_FLAG);
+}
+
+static void *cpu_hog(void *arg)
+{
+	pin_to_cpu(1);
+	while (!hog_stop)
+		;
+	return NULL;
+}
+
+static void start_ranked(struct ranked_waiter *w, int cpu, int idle)
+{
+	w->tid = 0;
+	w->cpu = cpu;
+	w->idle = idle;
+	w->rank = 0;
+	ck_assert_int_eq(pthread_create(&w->thread, NULL, ranked_lock, w), 0);
+	while (!w->tid)
+		sleep_ms(1);
+	ck_assert(wait_until_sleeping(getpid(), w->tid));
+}
+
+START_TEST(test_unlock_passes_over_woken_waiter)
+{
+	uint32_t me = gettid();
+	int try, conclusive = 0;
+
+	for (try = 0; try < 5 && !conclusive; try++) {
+		struct ranked_waiter slow, next;
+		uint32_t zero = 0;
+		pthread_t hog;
+		void *r;
+
+		hw = me;
+		rank_next = 0;
+		start_ranked(&slow, 1, 1);	/* queued first */
+		start_ranked(&next, 0, 0);
+		hog_stop = 0;
+		ck_assert_int_eq(pthread_create(&hog, NULL, cpu_hog, NULL), 0);
+		sleep_ms(20);
+		/* Wake the slow one; take the word back before it can run. */
+		ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
+		if (__atomic_compare_exchange_n(&hw, &zero, me, 0, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED) &&
+		    task_state(getpid(), slow.tid) == 'R') {
+			conclusive = 1;
+			ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
+			/* Still hogged, the woken one cannot have taken it first. */
+			ck_assert_msg(join_within(next.thread, 30, &r) == 0,
+				      "the second waiter stayed asleep behind a woken one");
+			ck_assert_ptr_null(r);
+			next.thread = 0;
+		} else if (__atomic_load_n(&hw, __ATOMIC_RELAXED) & FUTEX_TID_MASK) {
+			/* The slow waiter ran first: let it go, try again. */
+			if ((__atomic_load_n(&hw, __ATOMIC_RELAXED) & FUTEX_TID_MASK) == me)
+				ck_assert_int_eq(uunlock_k(&hw, FUTEX_PRIVATE_FLAG), 0);
+		}
+		hog_stop = 1;
+		pthread_join(hog, NULL);
+		ck_assert_msg(join_within(slow.thread, 30, &r) == 0, "slow waiter hung");
+		ck_assert_ptr_null(r);
+		if (next.thread) {
+			ck_assert_msg(join_within(next.thread, 30, &r) == 0,
+				      "second waiter hung");
+			ck_assert_ptr_null(r);
+		}
+		if (conclusive)
+			ck_assert_msg(next.rank == 1 && slow.rank == 2,
+				      "ranks: second waiter %d, woken one %d", next.rank, slow.rank);
+	}
+	ck_assert_msg(conclusive, "the woken waiter always ran at once (5 tries)");
+}
+END_TEST
+
 static Suite *futex_lock_suite(void)
 {
 	Suite *s = suite_create("futex_lock");
@@ -951,6 +1053,10 @@ static Suite *futex_lock_suite(void)
 	LOOP_CASE("requeue_refused_wakes_nobody", test_requeue_refused_wakes_nobody);
 	LOOP_CASE("lock_refuses_pi_word", test_lock_refuses_pi_word);
 	LOOP_CASE("changing_word_times_out", test_changing_word_times_out);
+	tc = tcase_create("unlock_passes_over_woken_waiter");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_unlock_passes_over_woken_waiter);
+	suite_add_tcase(s, tc);
 	return s;
 }
 
