@@ -88,13 +88,18 @@ static inline uint32_t uspin_self_tid(void)
 	return caa_likely(tid) ? tid : uspin_self_tid_slow();
 }
 
+/* The rseq time-slice extension: uspin_slice_enter() / _exit(). */
+#include "slice_ext.h"
+
 /*
  * ---- the fast path: a private, non-robust mutex, @tid a cached TID ----
  * One CAS, or a plain load and store while glibc says the process is
  * single-threaded (nobody else can touch a private word then): on this
  * project's host that makes an uncontended pair 3x cheaper (make
  * bench-uncontended, docs/pthread-dropin.md "Cost").  1 if it took or
- * released the word; 0 sends the caller to the slow path.
+ * released the word; 0 sends the caller to the slow path.  Either way the
+ * time-slice request follows the word (slice_ext.h): one TLS byte test
+ * while the thread does not use it.
  */
 static inline int uspin_fast_lock(uspin_mutex_t *m, uint32_t tid)
 {
@@ -103,9 +108,11 @@ static inline int uspin_fast_lock(uspin_mutex_t *m, uint32_t tid)
 			return 0;
 		CMM_STORE_SHARED(m->word, tid);
 		cmm_barrier();
-		return 1;
+	} else if (uatomic_cmpxchg(&m->word, 0, tid) != 0) {
+		return 0;
 	}
-	return uatomic_cmpxchg(&m->word, 0, tid) == 0;
+	uspin_slice_enter();
+	return 1;
 }
 
 /* Only a word that is @tid alone: FUTEX_WAITERS needs the slow path. */
@@ -116,9 +123,11 @@ static inline int uspin_fast_unlock(uspin_mutex_t *m, uint32_t tid)
 			return 0;
 		cmm_barrier();
 		CMM_STORE_SHARED(m->word, 0);
-		return 1;
+	} else if (uatomic_cmpxchg(&m->word, tid, 0) != tid) {
+		return 0;
 	}
-	return uatomic_cmpxchg(&m->word, tid, 0) == tid;
+	uspin_slice_exit();
+	return 1;
 }
 
 /* ---- mutex_lock.c, mutex_unlock.c: past the fast paths ---- */
@@ -150,6 +159,10 @@ int uspin_lock_timed(uspin_mutex_t *m, unsigned int mode, clockid_t clock,
  */
 int uspin_lock_as_woken(uspin_mutex_t *m, unsigned int mode, clockid_t clock,
 			const struct timespec *abstime) USPIN_HIDDEN;
+/*
+ * Each of these takes or gives up the word for the time-slice request
+ * (slice_ext.h) as it returns: 0 and EOWNERDEAD took it, nothing else did.
+ */
 /* Unlock per @mode: EPERM, or 0 (handoff, spinner, kernel op or wake). */
 int uspin_unlock_contended(uspin_mutex_t *m, unsigned int mode) USPIN_HIDDEN;
 

@@ -42,6 +42,13 @@ enum uspin_cycles_quality {
 	CYCLES_MEASURED,	/* against CLOCK_MONOTONIC_RAW at setup */
 };
 
+/* USPIN_SLICE_EXT: 0, 1 (the default), force (tests, benchmarks). */
+enum uspin_slice_policy {
+	SLICE_OFF,
+	SLICE_USE,		/* where the kernel has it */
+	SLICE_FORCE,		/* also where not: the request is written anyway */
+};
+
 struct uspin_setup {
 	int done;			/* release-stored last */
 	int futex_lock;
@@ -63,6 +70,10 @@ struct uspin_setup {
 	uint64_t spin_cap, preempt_gap;
 	int spin_cap_from_env;
 	unsigned int max_spinners;
+	/* The rseq time-slice extension (slice_ext.c). */
+	enum uspin_slice_policy slice_policy;	/* USPIN_SLICE_EXT */
+	int slice_available;		/* the kernel would enable it */
+	const char *slice_reason;	/* why not, or "" */
 };
 extern struct uspin_setup uspin_setup_state USPIN_HIDDEN;
 
@@ -86,6 +97,9 @@ static inline int uspin_setup_done(void)
 	cmm_smp_rmb();
 	return done;
 }
+
+/* slice_ext.c: USPIN_SLICE_EXT and what the kernel offers, into @s. */
+void uspin_slice_setup(struct uspin_setup *s) USPIN_HIDDEN;
 
 /* Runs setup if the constructor has not (idempotent, thread-safe). */
 void uspin_setup_run(void) USPIN_HIDDEN;
@@ -153,7 +167,8 @@ void uspin_release_word(uspin_mutex_t *m, uint32_t tid) USPIN_HIDDEN;
 #define USPIN_WAKE_NORMAL	0x1u
 #define USPIN_WAKE_HANDOFF	0x2u
 
-/* ---- test hook (uspin_testing.h): force the stock-kernel paths ---- */
-extern int uspin_force_stock_kernel USPIN_HIDDEN;
+/* ---- test hooks (uspin_testing.h) ---- */
+extern int uspin_force_stock_kernel USPIN_HIDDEN;	/* stock-kernel paths */
+int uspin_slice_force(int on) USPIN_HIDDEN;	/* slice_ext.c */
 
 #endif

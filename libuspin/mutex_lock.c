@@ -285,22 +285,32 @@ static int relock_by_owner(uspin_mutex_t *m, uint32_t tid, unsigned int mode,
 	r = wait_for_other_unlock(m, tid, clock, abstime);
 	if (r)
 		return r;
+	/* Another thread's unlock took the word from us (slice_ext.h). */
+	uspin_slice_exit();
 	/* Woken on the word: others may sleep there too. */
 	return uspin_lock_as_woken(m, mode, clock, abstime);
 }
 
+/*
+ * Every way to the word ends here, so the time-slice request is set here
+ * for all of them (spinning, FUTEX_LOCK, a handoff, a dead owner's word):
+ * relock_by_owner() counts its own re-acquisition.
+ */
 int uspin_lock_contended(uspin_mutex_t *m, unsigned int mode, clockid_t clock,
 			 const struct timespec *abstime)
 {
 	uint32_t tid = uspin_self_tid();
+	int r;
 
 	if (WORD_TID(CMM_LOAD_SHARED(m->word)) == tid)
 		return relock_by_owner(m, tid, mode, clock, abstime);
 	if (mutex_flags(m) & USPIN_SLOW_FLAGS)
-		return lock_pending(m, tid, clock, abstime, mode);
-	if (uatomic_cmpxchg(&m->word, 0, tid) == 0)
-		return 0;
-	return uspin_lock_slow(m, tid, clock, abstime, mode);
+		r = lock_pending(m, tid, clock, abstime, mode);
+	else if (uatomic_cmpxchg(&m->word, 0, tid) == 0)
+		r = 0;
+	else
+		r = uspin_lock_slow(m, tid, clock, abstime, mode);
+	return uspin_slice_after_lock(r);
 }
 
 /*

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * mutex_trylock.c - one CAS; also takes over a word whose owner died.
+ * A word taken sets the time-slice request (slice_ext.h).
  */
 #include <errno.h>
 
@@ -32,12 +33,12 @@ int uspin_mutex_trylock(uspin_mutex_t *m)
 	int r;
 
 	if (caa_likely(!(mutex_flags(m) & USPIN_SLOW_FLAGS)))
-		return trylock_word(m, tid);
+		return uspin_slice_after_lock(trylock_word(m, tid));
 	/* Robust and process-shared: as lock_pending() (mutex_lock.c). */
 	uspin_robust_begin(m);
 	r = trylock_word(m, tid);
 	if ((r == 0 || r == EOWNERDEAD) && mutex_is_robust(m))
 		uspin_robust_enqueue(m);
 	uspin_robust_end();
-	return r;
+	return uspin_slice_after_lock(r);
 }

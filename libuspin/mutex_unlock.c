@@ -63,7 +63,7 @@ void uspin_release_word(uspin_mutex_t *m, uint32_t tid)
 }
 
 /* Robust and process-shared: as lock_pending() (mutex_lock.c). */
-static int unlock_pending(uspin_mutex_t *m, uint32_t tid)
+static void unlock_pending(uspin_mutex_t *m, uint32_t tid)
 {
 	uspin_robust_begin(m);
 	if (mutex_is_robust(m))
@@ -71,7 +71,6 @@ static int unlock_pending(uspin_mutex_t *m, uint32_t tid)
 	if (uatomic_cmpxchg(&m->word, tid, 0) != tid)
 		uspin_release_word(m, tid);
 	uspin_robust_end();
-	return 0;
 }
 
 int uspin_unlock_contended(uspin_mutex_t *m, unsigned int mode)
@@ -81,14 +80,20 @@ int uspin_unlock_contended(uspin_mutex_t *m, unsigned int mode)
 	if (WORD_TID(CMM_LOAD_SHARED(m->word)) != tid) {
 		if (mode & USPIN_MODE_ERRORCHECK || mutex_is_robust(m))
 			return EPERM;
-		/* A normal mutex: anyone may unlock it (as glibc). */
+		/*
+		 * A normal mutex: anyone may unlock it (as glibc).  Not our
+		 * word, so not our time-slice request: the owner's stays set
+		 * until it relocks (relock_by_owner()) or unlocks another.
+		 */
 		uspin_release_word(m, tid);
 		return 0;
 	}
 	if (mutex_flags(m) & USPIN_SLOW_FLAGS)
-		return unlock_pending(m, tid);
-	if (uatomic_cmpxchg(&m->word, tid, 0) != tid)
+		unlock_pending(m, tid);
+	else if (uatomic_cmpxchg(&m->word, tid, 0) != tid)
 		uspin_release_word(m, tid);
+	/* After the wake-up or kernel op: a system call ends a grant anyway. */
+	uspin_slice_exit();
 	return 0;
 }
 

@@ -4,7 +4,8 @@
  * lock or unlock path ever probes, reads the environment, allocates, talks
  * to a helper or makes a system call it could avoid: the futex ops the
  * kernel has, the CPUs we may run on, the rate of the spin time base, the
- * running-state provider, USPIN_POLICY and USPIN_WAIT.  Until it is done
+ * running-state provider, the time-slice extension (slice_ext.c),
+ * USPIN_POLICY, USPIN_WAIT and USPIN_SLICE_EXT.  Until it is done
  * (a static binary whose own constructors lock first), every mutex acts
  * as BLOCK on the FUTEX_WAIT path, which works on every kernel.
  */
@@ -305,8 +306,11 @@ static void setup(void)
 	provider = uspin_running_state_init();
 	s->auto_policy = resolve_auto(s, provider);
 	read_policy_env(s);
+	uspin_slice_setup(s);
 	cmm_smp_wmb();
 	uatomic_set(&s->done, 1);
+	/* Its own first slow path ran above, before the policy was known. */
+	uspin_slice_thread_init();
 }
 
 static pthread_once_t setup_once = PTHREAD_ONCE_INIT;

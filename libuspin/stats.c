@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * stats.c - uspin_thread_stats(): what the calling thread's slow paths
- * did.  Counted in TLS (slow paths only), cycles turned into ns on read.
+ * did.  Counted in TLS (slow paths only), cycles turned into ns on read;
+ * the time-slice counters are slice_ext.h's (counted only while in use).
  */
 #include <errno.h>
 #include <string.h>
@@ -26,6 +27,9 @@ int uspin_thread_stats(struct uspin_thread_stats *st, size_t size, int reset)
 		.spin_preempted = t->spin_preempted,
 		.spin_budget_ended = t->spin_budget_ended,
 		.passed_to_spinner = t->passed_to_spinner,
+		.slice_requests = uspin_slice.requests,
+		.slice_granted = uspin_slice.granted,
+		.slice_yields = uspin_slice.yields,
 	};
 
 	if (!st || size == 0)
@@ -33,7 +37,11 @@ int uspin_thread_stats(struct uspin_thread_stats *st, size_t size, int reset)
 	memcpy(st, &out, size < sizeof(out) ? size : sizeof(out));
 	if (size > sizeof(out))
 		memset((char *)st + sizeof(out), 0, size - sizeof(out));
-	if (reset)
+	if (reset) {
 		memset(&uspin_stats, 0, sizeof(uspin_stats));
+		uspin_slice.requests = 0;
+		uspin_slice.granted = 0;
+		uspin_slice.yields = 0;
+	}
 	return 0;
 }

@@ -12,6 +12,9 @@
  * once-per-process work below).  One extra load on the fast path, no
  * system call.  Where MADV_WIPEONFORK is missing (Linux < 4.14), an atfork
  * handler zeroes the word instead, which covers fork() only.
+ *
+ * The same slow path, once per thread and once in a fork child, is where
+ * a thread's time-slice extension is enabled or checked (slice_ext.c).
  */
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -92,5 +95,6 @@ uint32_t uspin_self_tid_slow(void)
 	p = uspin_running_state_active();
 	if (p->thread_init)
 		p->thread_init(tid);
+	uspin_slice_thread_init();
 	return tid;
 }

@@ -14,7 +14,7 @@ static void usage(FILE *f)
 		"usage: uspin-info [-h] [--policies]\n"
 		"Reports what libuspin found when this process started: the\n"
 		"kernel's FUTEX_LOCK ops, the running-state provider and how many\n"
-		"TIDs it covers, the CPUs this process may use, the spin time base,\n"
+		"TIDs it covers, the rseq time-slice extension, the CPUs this process may use, the spin time base,\n"
 		"and the policy USPIN_POLICY_AUTO resolves to.\n"
 		"--policies prints the names USPIN_POLICY accepts, one a line.\n");
 }
@@ -28,6 +28,7 @@ int main(int argc, char **argv)
 {
 	struct uspin_info info;
 	struct uspin_spin_parameters sp;
+	struct uspin_slice_info si;
 
 	if (argc == 2 && strcmp(argv[1], "--policies") == 0) {
 		/* The library's own table, so scripts never keep a copy. */
@@ -45,7 +46,8 @@ int main(int argc, char **argv)
 		return help ? 0 : 2;
 	}
 	if (uspin_query(&info) != 0 ||
-	    uspin_spin_parameters(&sp, sizeof(sp)) != 0) {
+	    uspin_spin_parameters(&sp, sizeof(sp)) != 0 ||
+	    uspin_slice_extension(&si, sizeof(si)) != 0) {
 		fprintf(stderr, "uspin-info: query failed\n");
 		return 1;
 	}
@@ -64,6 +66,13 @@ int main(int argc, char **argv)
 			printf("  warning: TIDs from %u up read UNKNOWN (spinning on their owners is blind)\n",
 			       info.rs_entries);
 	}
+	/* What this (locking) thread does, as every thread of the process. */
+	printf("slice-extension:      %s%s, %s\n",
+	       si.available ? "available" : "absent: ",
+	       si.available ? "" : si.reason,
+	       si.in_use ? "in use" :
+	       si.forced ? "forced (USPIN_SLICE_EXT=force: asked for, never granted)" :
+	       !si.enabled_by_policy ? "off (USPIN_SLICE_EXT=0)" : "off");
 	printf("robust list:          %s\n",
 	       yes_no(info.robust_list, "joined (glibc's)", "unavailable"));
 	printf("CPUs usable:          %u\n", info.ncpus);

@@ -142,9 +142,33 @@ struct uspin_thread_stats {
 	uint64_t spin_budget_ended;	/* phases ended: budget or cap reached */
 	uint64_t passed_to_spinner;	/* unlocks that left the word to a
 					   spinner rather than wake a sleeper */
+	/* The time-slice extension (uspin_slice_extension()): */
+	uint64_t slice_requests;	/* sections that asked for it */
+	uint64_t slice_granted;		/* ... still extended at the unlock */
+	uint64_t slice_yields;		/* ... whose rseq_slice_yield() ended
+					   an active grant (<= slice_granted) */
 };
 
 int uspin_thread_stats(struct uspin_thread_stats *st, size_t size, int reset);
+
+/*
+ * The rseq time-slice extension (Linux 7.0): a thread that holds a lock
+ * asks the kernel to let it finish the critical section rather than
+ * preempt it at the end of its slice, and gives the CPU back at the
+ * unlock if the kernel did.  Used per USPIN_SLICE_EXT (0, 1: the default,
+ * where available).  @size is sizeof(struct uspin_slice_info) as the
+ * caller knows it.
+ */
+struct uspin_slice_info {
+	int available;		/* the kernel offers it (else: reason) */
+	int in_use;		/* the calling thread asks for it */
+	int enabled_by_policy;	/* USPIN_SLICE_EXT is not 0 */
+	int forced;		/* USPIN_SLICE_EXT=force where it is not
+				   available: asked for, never granted */
+	const char *reason;	/* why it is not available, or "" */
+};
+
+int uspin_slice_extension(struct uspin_slice_info *p, size_t size);
 
 /*
  * Condition variables, for any uspin mutex (private, process-shared,
