@@ -11,6 +11,7 @@
  * (uspin_self_tid_slow), which makes the one system call.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,8 @@ static const char *probe(void)
 	return NULL;
 }
 
+static void slice_forget_held(void);
+
 /* USPIN_SLICE_EXT=0|1|force; a bad value is reported, the default kept. */
 static enum uspin_slice_policy read_slice_env(void)
 {
@@ -96,6 +99,8 @@ void uspin_slice_setup(struct uspin_setup *s)
 	s->slice_policy = read_slice_env();
 	s->slice_available = why == NULL;
 	s->slice_reason = why ? why : "";
+	if (s->slice_policy != SLICE_OFF)
+		pthread_atfork(NULL, NULL, slice_forget_held);
 }
 
 /* Start using it on the calling thread; the words it holds asked nothing. */
@@ -134,6 +139,22 @@ static struct uspin_rseq_slice_ctrl *force_ctrl(void)
 	return ctrl ? ctrl : &private_ctrl;
 }
 
+/*
+ * A fork child's words are the parent thread's: they name its TID, so
+ * the child can only unlock them as a foreign thread (a normal mutex) or
+ * not at all (EPERM): the child holds nothing.  fork() clears at once;
+ * _Fork() and a raw clone() at the child's first slow path, below.
+ */
+static void slice_forget_held(void)
+{
+	struct uspin_slice *s = &uspin_slice;
+
+	if (!s->on)
+		return;
+	s->depth = 0;
+	CMM_STORE_SHARED(s->ctrl->request, 0);
+}
+
 void uspin_slice_thread_init(void)
 {
 	const struct uspin_setup *st = uspin_setup();
@@ -145,10 +166,12 @@ void uspin_slice_thread_init(void)
 		return;
 	if (s->on) {
 		/*
-		 * A fork child, holding what the parent's thread held: the
-		 * kernel kept the enable (it does over fork), so keep the
-		 * depth and the request with it.  Check: one call per child.
+		 * Only a fork child comes here on: a thread is enabled once
+		 * setup is done, after which only a new process sends it
+		 * here again.  The kernel keeps the enable over fork; check
+		 * it once.
 		 */
+		slice_forget_held();
 		if (!s->kernel ||
 		    slice_prctl(PR_RSEQ_SLICE_EXTENSION_GET, 0) == PR_RSEQ_SLICE_EXT_ENABLE)
 			return;

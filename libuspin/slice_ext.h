@@ -23,8 +23,9 @@
  * only while @on; the request is set at 0 -> 1 and cleared at 1 -> 0.  A
  * signal handler that locks and unlocks in between is balanced, so its
  * nesting inside our read-modify-writes leaves both right.  A fork child
- * inherits all of it with the locks it holds; the kernel keeps the
- * thread's enable over fork and drops it at exec, as we lose ours.
+ * holds none of the words (they name the parent thread's TID): its depth
+ * and request are cleared (slice_ext.c), its enable kept, as the kernel
+ * keeps it over fork; exec drops the kernel's and ours alike.
  */
 struct uspin_slice {
 	uint8_t on;		/* first: the one byte the fast paths test */

@@ -3,7 +3,8 @@
  * test_main.c - runs libuspin's Check suites (host and guest alike).
  * Usage: test-uspin [SUITE...]   (default: all)
  * Helper modes the suites run in a child: test-uspin --info (test_setup.c),
- * test-uspin --hold-robust FD (test_process.c).
+ * test-uspin --hold-robust FD (test_process.c), test-uspin --slice-info
+ * (test_slice_ext.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -27,6 +28,7 @@ static const struct {
 	{ "vdso-sym", suite_vdso_sym },
 	{ "running-state", suite_running_state },
 	{ "spin", suite_spin },
+	{ "slice", suite_slice },
 };
 
 int main(int argc, char **argv)
@@ -37,6 +39,8 @@ int main(int argc, char **argv)
 
 	if (argc == 2 && strcmp(argv[1], "--info") == 0)
 		return test_setup_info_main();
+	if (argc == 2 && strcmp(argv[1], "--slice-info") == 0)
+		return test_slice_info_main();
 	if (argc == 3 && strcmp(argv[1], "--hold-robust") == 0)
 		return test_process_hold_robust_main(argv[2]);
 

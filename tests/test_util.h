@@ -116,5 +116,7 @@ int test_process_hold_robust_main(const char *fd);
 Suite *suite_vdso_sym(void);
 Suite *suite_running_state(void);
 Suite *suite_spin(void);
+Suite *suite_slice(void);
+int test_slice_info_main(void);
 
 #endif
