@@ -20,7 +20,15 @@
  * libuspin-pthread.so interposes pthread_mutex_*); the round fails if LIB
  * did not interpose pthread_mutex_lock.
  *
+ * The time-slice extension: every round runs once more with
+ * USPIN_SLICE_EXT=force (libuspin's subjects only, and each preload's),
+ * the "slice-force:" rows: lock owners write the request into their rseq
+ * area even where the kernel has no extension, so the cost of the
+ * bookkeeping shows on any host.  The plain rows are the library's
+ * default: off where the kernel has no extension (the round says which).
+ *
  * usage: bench-uncontended [-n PAIRS] [-r ROUNDS] [-o CSV] [--preload NAME=LIB]...
+ *                          [--no-slice]
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -29,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/rseq.h>
 #include <sys/single_threaded.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -128,8 +137,37 @@ static int interposed(void)
 	return libc && ours && ours != dlsym(libc, "pthread_mutex_lock");
 }
 
+/* The calling thread's rseq slice_ctrl.request byte (offset 28). */
+static int slice_request(void)
+{
+	if (__rseq_size == 0)
+		return -1;
+	return *(volatile unsigned char *)((char *)__builtin_thread_pointer() +
+					   __rseq_offset + 28);
+}
+
+/*
+ * Under USPIN_SLICE_EXT=force the subject's lock must set the request:
+ * else the slice rows would measure nothing new.
+ */
+static int slice_forced(int preloaded)
+{
+	int held;
+
+	if (preloaded) {
+		pthread_mutex_lock(&pthread_normal);
+		held = slice_request();
+		pthread_mutex_unlock(&pthread_normal);
+	} else {
+		uspin_mutex_lock(&uspin_lock);
+		held = slice_request();
+		uspin_mutex_unlock(&uspin_lock);
+	}
+	return held == 1 && slice_request() == 0;
+}
+
 /* One round, in a fresh process: "phase subject ns" lines on stdout. */
-static int round_main(int round, long pairs, int preloaded)
+static int round_main(int round, long pairs, int preloaded, int slice)
 {
 	pthread_t idle;
 	size_t k, s;
@@ -139,6 +177,16 @@ static int round_main(int round, long pairs, int preloaded)
 		fprintf(stderr, "bench-uncontended: LD_PRELOAD=%s did not interpose pthread_mutex_lock\n",
 			getenv("LD_PRELOAD"));
 		return 1;
+	}
+	if (slice && !slice_forced(preloaded)) {
+		fprintf(stderr, "bench-uncontended: USPIN_SLICE_EXT=force set no time-slice request\n");
+		return 1;
+	}
+	if (!slice && !preloaded) {
+		struct uspin_slice_info si;
+
+		uspin_slice_extension(&si, sizeof(si));
+		printf("slice %d\n", si.in_use);
 	}
 	for (ph = 0; ph < NR_PHASES; ph++) {
 		if (ph == 1 && (pipe(idle_pipe) ||
@@ -152,6 +200,9 @@ static int round_main(int round, long pairs, int preloaded)
 			s = (k + round) % NR_SUBJECTS;
 			if (preloaded && !subjects[s].pthread)
 				continue;
+			/* Forced, only libuspin's own subject changes. */
+			if (slice && !preloaded && strcmp(subjects[s].name, "uspin"))
+				continue;
 			printf("%s %zu %.4f\n", phases[ph], s,
 			       measure(&subjects[s], pairs));
 		}
@@ -163,6 +214,8 @@ static int round_main(int round, long pairs, int preloaded)
 
 /* Rounds where __libc_single_threaded was not what the phase says. */
 static int single_threaded_wrong[NR_PHASES];
+/* Plain rounds whose threads used the time-slice extension. */
+static int slice_in_use;
 
 struct column {
 	char name[80];
@@ -172,7 +225,7 @@ struct column {
 
 /* Runs one round in a child; fills the columns it measured. */
 static int run_round(char *self, int round, long pairs, const char *preload,
-		     struct column *cols, int base_col)
+		     int slice, struct column *cols, int base_col)
 {
 	char rbuf[16], nbuf[32], line[256], phase[32];
 	int fds[2], status, ph;
@@ -191,6 +244,7 @@ static int run_round(char *self, int round, long pairs, const char *preload,
 		return -1;
 	if (pid == 0) {
 		char *argv[] = { self, "--round", rbuf, "-n", nbuf,
+				 slice ? "--slice" : "--no-slice",
 				 preload ? "--preloaded" : NULL, NULL };
 
 		dup2(fds[1], 1);
@@ -198,6 +252,8 @@ static int run_round(char *self, int round, long pairs, const char *preload,
 		close(fds[1]);
 		if (preload)
 			setenv("LD_PRELOAD", preload, 1);
+		if (slice)
+			setenv("USPIN_SLICE_EXT", "force", 1);
 		execv("/proc/self/exe", argv);
 		_exit(127);
 	}
@@ -206,6 +262,10 @@ static int run_round(char *self, int round, long pairs, const char *preload,
 	while (f && fgets(line, sizeof(line), f)) {
 		int flag;
 
+		if (sscanf(line, "slice %d", &flag) == 1) {
+			slice_in_use += flag;
+			continue;
+		}
 		if (sscanf(line, "flag %31s %d", phase, &flag) == 2) {
 			ph = strcmp(phase, phases[0]) == 0 ? 0 : 1;
 			if (flag != (ph == 0))
@@ -226,7 +286,7 @@ static int run_round(char *self, int round, long pairs, const char *preload,
 
 static void usage(FILE *f, const char *prog)
 {
-	fprintf(f, "usage: %s [-n PAIRS] [-r ROUNDS (2-%d)] [-o CSV] [--preload NAME=LIB]...\n",
+	fprintf(f, "usage: %s [-n PAIRS] [-r ROUNDS (2-%d)] [-o CSV] [--preload NAME=LIB]... [--no-slice]\n",
 		prog, MAX_ROUNDS);
 }
 
@@ -236,13 +296,17 @@ int main(int argc, char **argv)
 		{ "round", required_argument, NULL, 'R' },
 		{ "preloaded", no_argument, NULL, 'P' },
 		{ "preload", required_argument, NULL, 'L' },
+		{ "slice", no_argument, NULL, 'S' },
+		{ "no-slice", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct column cols[NR_SUBJECTS * (1 + MAX_PRELOADS)];
+	/* Plain, each preload, then the same again with the slice forced. */
+	static struct column cols[NR_SUBJECTS * 2 * (1 + MAX_PRELOADS)];
 	const char *preload_lib[MAX_PRELOADS], *csv = NULL;
 	long pairs = 5000000;
 	int rounds = 10, round = -1, preloaded = 0, npre = 0, opt, r, p, ph;
+	int slice = 1, nvar;
 	size_t s, ncols;
 	FILE *out = NULL;
 
@@ -253,6 +317,8 @@ int main(int argc, char **argv)
 		case 'o': csv = optarg; break;
 		case 'R': round = atoi(optarg); break;
 		case 'P': preloaded = 1; break;
+		case 'S': slice = 1; break;
+		case 'N': slice = 0; break;
 		case 'L': {
 			char *eq = strchr(optarg, '=');
 
@@ -275,32 +341,44 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (round >= 0)
-		return round_main(round, pairs, preloaded);
+		return round_main(round, pairs, preloaded, slice);
 
-	/* Column names: "subject", or "NAME:subject" for a preload. */
+	/*
+	 * Column names: "subject", or "NAME:subject" for a preload; variant
+	 * v + npre + 1 is variant v with the slice forced ("slice-force:").
+	 */
+	nvar = (npre + 1) * (slice ? 2 : 1);
 	for (p = npre; p >= 0; p--) {
 		char pre[64];
 
 		snprintf(pre, sizeof(pre), "%s", p ? cols[NR_SUBJECTS * p].name : "");
-		for (s = 0; s < NR_SUBJECTS; s++)
+		for (s = 0; s < NR_SUBJECTS; s++) {
 			snprintf(cols[NR_SUBJECTS * p + s].name, sizeof(cols[0].name),
 				 "%s%s%s", pre, p ? ":" : "", subjects[s].name);
+			if (slice)
+				snprintf(cols[NR_SUBJECTS * (p + npre + 1) + s].name,
+					 sizeof(cols[0].name), "slice-force:%s%s%s",
+					 pre, p ? ":" : "", subjects[s].name);
+		}
 	}
-	ncols = NR_SUBJECTS * (npre + 1);
+	ncols = NR_SUBJECTS * (size_t)nvar;
 	fprintf(stderr, "bench-uncontended: %d rounds (a process each%s), %ld pairs per subject and phase\n",
 		rounds, npre ? ", plus one per preload" : "", pairs);
 	for (r = 0; r < rounds; r++) {
-		if (run_round(argv[0], r, pairs, NULL, cols, 0)) {
-			fprintf(stderr, "bench-uncontended: round %d failed\n", r);
-			return 1;
-		}
-		for (p = 0; p < npre; p++)
-			if (run_round(argv[0], r, pairs, preload_lib[p], cols,
-				      NR_SUBJECTS * (p + 1))) {
-				fprintf(stderr, "bench-uncontended: round %d with %s failed\n",
-					r, preload_lib[p]);
+		int v;
+
+		for (v = 0; v < nvar; v++) {
+			int forced = v > npre, pv = forced ? v - npre - 1 : v;
+			const char *lib = pv ? preload_lib[pv - 1] : NULL;
+
+			if (run_round(argv[0], r, pairs, lib, forced, cols,
+				      NR_SUBJECTS * v)) {
+				fprintf(stderr, "bench-uncontended: round %d%s%s%s failed\n",
+					r, lib ? " with " : "", lib ? lib : "",
+					forced ? " (USPIN_SLICE_EXT=force)" : "");
 				return 1;
 			}
+		}
 	}
 	if (csv && !(out = fopen(csv, "w"))) {
 		perror(csv);
@@ -342,6 +420,10 @@ int main(int argc, char **argv)
 	printf("__libc_single_threaded: 1 in every single round: %s; 0 in every threaded round: %s\n",
 	       single_threaded_wrong[0] ? "NO (a constructor started a thread?)" : "yes",
 	       single_threaded_wrong[1] ? "NO" : "yes");
+	printf("time-slice extension in the plain rows: %s; slice-force rows: %s\n",
+	       slice_in_use == 0 ? "off (absent or USPIN_SLICE_EXT=0)" :
+	       slice_in_use == rounds ? "in use (the kernel grants)" : "MIXED",
+	       slice ? "the request written, whatever the kernel" : "not run (--no-slice)");
 	if (out)
 		fclose(out);
 	return 0;

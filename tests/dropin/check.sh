@@ -31,6 +31,10 @@ for t in test-dropin test-dropin-cxx; do
 	for p in ${DROPIN_POLICIES:-$("$b/uspin-info" --policies)}; do
 		DROPIN_EXPECT=uspin run "$p $t" "$b/uspin-run" --policy "$p" "$b/$t"
 	done
+	# The time-slice request on the drop-in's paths (recursive kinds):
+	# forced, so that a kernel without the extension checks it too.
+	USPIN_SLICE_EXT=force DROPIN_EXPECT=uspin run "auto slice-force $t" \
+		"$b/uspin-run" "$b/$t"
 	if "$b/uspin-info" | grep -q '^FUTEX_LOCK: *present'; then
 		DROPIN_EXPECT=uspin run "auto futex-wait $t" \
 			"$b/uspin-run" --wait futex-wait "$b/$t"

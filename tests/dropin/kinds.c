@@ -10,6 +10,7 @@
  * the kinds it runs and glibc's for the priority kinds.
  */
 #include <sched.h>
+#include <sys/rseq.h>
 #include <stdio.h>
 
 #include "util.h"
@@ -257,6 +258,44 @@ START_TEST(recursion_depth)
 }
 END_TEST
 
+/*
+ * Under USPIN_SLICE_EXT=force (check.sh's slice run): the time-slice
+ * request (byte 28 of the thread's rseq area) is set while the thread
+ * holds a lock word, and a recursive mutex is one word however deep.
+ */
+static int slice_request(void)
+{
+	return *(volatile uint8_t *)((char *)__builtin_thread_pointer() +
+				     __rseq_offset + 28);
+}
+
+START_TEST(slice_request_follows_words)
+{
+	pthread_mutex_t r = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+	pthread_mutex_t n = PTHREAD_MUTEX_INITIALIZER;
+
+	ck_assert_uint_gt(__rseq_size, 0);
+	ck_assert_int_eq(slice_request(), 0);
+	ck_assert_int_eq(pthread_mutex_lock(&r), 0);
+	ck_assert_int_eq(slice_request(), 1);
+	ck_assert_int_eq(pthread_mutex_lock(&r), 0);
+	ck_assert_int_eq(pthread_mutex_trylock(&r), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&r), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&r), 0);
+	ck_assert_int_eq(slice_request(), 1);	/* still held once */
+	ck_assert_int_eq(pthread_mutex_lock(&n), 0);
+	ck_assert_int_eq(pthread_mutex_unlock(&r), 0);
+	ck_assert_int_eq(slice_request(), 1);	/* n still held */
+	ck_assert_int_eq(pthread_mutex_unlock(&n), 0);
+	ck_assert_int_eq(slice_request(), 0);
+	ck_assert_int_eq(pthread_mutex_trylock(&n), 0);
+	ck_assert_int_eq(pthread_mutex_trylock(&n), EBUSY);
+	ck_assert_int_eq(slice_request(), 1);
+	ck_assert_int_eq(pthread_mutex_unlock(&n), 0);
+	ck_assert_int_eq(slice_request(), 0);
+}
+END_TEST
+
 /* A normal mutex may be unlocked by another thread (glibc allows it). */
 START_TEST(normal_unlock_by_other)
 {
@@ -442,6 +481,9 @@ Suite *suite_kinds(void)
 	tcase_add_loop_test(tc, contention, 0, MK_COUNT);
 	tcase_add_loop_test(tc, robust_owner_exits, 0, MK_COUNT);
 	tcase_add_test(tc, consistent_needs_robust);
+	if (getenv("USPIN_SLICE_EXT") && !strcmp(getenv("USPIN_SLICE_EXT"), "force") &&
+	    getenv("DROPIN_EXPECT") && !strcmp(getenv("DROPIN_EXPECT"), "uspin"))
+		tcase_add_test(tc, slice_request_follows_words);
 	suite_add_tcase(s, tc);
 	return s;
 }
