@@ -21,6 +21,12 @@
 #if defined(__has_include) && __has_include(<sys/rseq.h>)
 #include <sys/rseq.h>
 #define HAVE_GLIBC_RSEQ	1
+/*
+ * Defined by ld.so (libc.a when static): weak, so that libuspin.so needs
+ * libc alone, as before; ld.so is in every dynamic program's scope.
+ */
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+extern const unsigned int __rseq_size __attribute__((weak));
 #endif
 
 #include "mutex_impl.h"
@@ -32,7 +38,7 @@ static struct uspin_rseq_slice_ctrl *thread_slice_ctrl(void)
 {
 #ifdef HAVE_GLIBC_RSEQ
 	/* __rseq_size is glibc's feature size (20), not the 32 it registered. */
-	if (__rseq_size > 0)
+	if (&__rseq_size && &__rseq_offset && __rseq_size > 0)
 		return (struct uspin_rseq_slice_ctrl *)
 			((char *)__builtin_thread_pointer() + __rseq_offset +
 			 USPIN_RSEQ_SLICE_CTRL_OFFSET);
