@@ -53,7 +53,8 @@ GUEST_BINS += $(BUILD)/guest/test-futex-lock $(BUILD)/guest/test-futex-lock-adap
 	      $(BUILD)/guest/test-rs-areas-shim \
 	      $(BUILD)/guest/running-state-cost $(BUILD)/guest/test-rseq-state \
 	      $(BUILD)/guest/wait-clocksource \
-	      $(BUILD)/guest/thread_state_test
+	      $(BUILD)/guest/thread_state_test \
+	      $(BUILD)/guest/test-rseq-slice $(BUILD)/guest/slice_test
 
 # The suites vm-check runs in the guest, in this order.  uspin-fuzz runs
 # for VM_FUZZ_SECONDS (it reports its call count; vm-run fails the run on
@@ -61,7 +62,8 @@ GUEST_BINS += $(BUILD)/guest/test-futex-lock $(BUILD)/guest/test-futex-lock-adap
 VM_SUITES ?= test-futex-lock test-futex-lock-adaptive futex-selftests uspin-fuzz \
 	     test-running-state-kernel running_state_test running-state-vdso \
 	     uspin-info test-uspin uspin-kill-futex-wait test-lockpath \
-	     thread_state_test test-rseq-state running-state-rseq test-rs-areas-shim
+	     thread_state_test test-rseq-state running-state-rseq test-rs-areas-shim \
+	     test-rseq-slice slice_test
 VM_TIMEOUT ?= 1800
 # The sanitizer kernels (debug, kcsan) fuzz longer and need more memory;
 # the distro kernel (a defconfig with modules) needs more memory too.
@@ -138,6 +140,20 @@ $(BUILD)/guest/thread_state_test: $(KERNEL_STAMP)
 	$(CC) -O2 -g -static -pthread -Wall -Werror \
 	  -I$(KERNEL_TREE)/tools/testing/selftests -isystem $(KERNEL_HDR) -o $@ \
 	  $(KERNEL_TREE)/tools/testing/selftests/sched/thread_state_test.c
+
+# The rseq time slice extension (kernel/patches/rseq-slice/): the ABI
+# suite, and 7.0's own selftest with the rseq selftests' helpers.
+$(BUILD)/guest/test-rseq-slice: tests/kernel/test_rseq_slice.c $(KERNEL_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(KTEST_CFLAGS) $(CPPFLAGS) -isystem $(KERNEL_HDR) -o $@ $< $(KTEST_LIBS)
+
+RSEQ_SELFTESTS = $(KERNEL_TREE)/tools/testing/selftests/rseq
+$(BUILD)/guest/slice_test: $(KERNEL_STAMP)
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -static -pthread -Wall -Werror \
+	  -I$(KERNEL_TREE)/tools/testing/selftests -I$(RSEQ_SELFTESTS) \
+	  -I$(KERNEL_TREE)/tools/include -isystem $(KERNEL_HDR) -o $@ \
+	  $(RSEQ_SELFTESTS)/slice_test.c $(RSEQ_SELFTESTS)/rseq.c -ldl
 
 $(BUILD)/guest/test-rseq-state: tests/kernel/test_rseq_state.c vdso/running_state.h \
 		tests/sys_util.h $(LIBUSPIN_A) $(KERNEL_STAMP)
