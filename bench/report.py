@@ -50,6 +50,7 @@ COST_COLUMNS = (("spin_wasted_us_per_op", "wasted spin us/op"),
                 ("passed_to_spinner_per_kop", "passed to a spinner /kop"),
                 ("blocks_per_kop", "blocks /kop"),
                 ("holder_preempted_per_kop", "holders preempted /kop"),
+                ("slice_granted_per_kop", "slice grants /kop"),
                 ("cpus_busy", "CPUs busy"))
 # Axes that are functions of others (not facets).
 DERIVED = {"cs_insn", "out_insn", "readers", "tpc10"}

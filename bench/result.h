@@ -66,6 +66,9 @@ struct bench_result {
 	double spin_preempted_per_kop;	/* spins stopped: spinner descheduled */
 	double spin_budget_per_kop;	/* spins stopped: budget or cap */
 	double passed_to_spinner_per_kop; /* unlocks that left it to a spinner */
+	/* The owner's side: rseq time slice extension (libuspin). */
+	double slice_requests_per_kop;	/* sections that asked for it */
+	double slice_granted_per_kop;	/* ... extended past a preemption */
 	/* Workload-specific. */
 	double reads_per_s;		/* kv: lookups */
 	double offered_per_s;		/* open loop: arrivals scheduled */

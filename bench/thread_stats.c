@@ -44,6 +44,9 @@ void bench_thread_stats_add(struct uspin_thread_stats *a,
 	a->spin_preempted += b->spin_preempted;
 	a->spin_budget_ended += b->spin_budget_ended;
 	a->passed_to_spinner += b->passed_to_spinner;
+	a->slice_requests += b->slice_requests;
+	a->slice_granted += b->slice_granted;
+	a->slice_yields += b->slice_yields;
 }
 
 void bench_thread_stats_fill(struct bench_result *r,
@@ -61,4 +64,6 @@ void bench_thread_stats_fill(struct bench_result *r,
 	r->spin_preempted_per_kop = st->spin_preempted * 1e3 / ops;
 	r->spin_budget_per_kop = st->spin_budget_ended * 1e3 / ops;
 	r->passed_to_spinner_per_kop = st->passed_to_spinner * 1e3 / ops;
+	r->slice_requests_per_kop = st->slice_requests * 1e3 / ops;
+	r->slice_granted_per_kop = st->slice_granted * 1e3 / ops;
 }

@@ -24,6 +24,11 @@ TABLE = {
     "uspin_kernel_adaptive":           ("#9467bd", 1, 5),
     "uspin_spin":                      ("#b07cc6", 2, 4),
     "uspin_block":                     ("#c5b0d5", 3, 6),
+    # The owner's side (rseq slice extension): the policy's colour, and
+    # dash type 5 marks "with the extension" (a darker shade).
+    "uspin_user_adaptive_slice":       ("#a50f15", 5, 7),
+    "uspin_spin_slice":                ("#7b4173", 5, 4),
+    "uspin_block_slice":               ("#a55194", 5, 6),
     "futex_lock_adaptive":             ("#1f77b4", 1, 9),
     "futex_lock":                      ("#6baed6", 2, 8),
     "pthread_mutex_adaptive":          ("#2ca02c", 1, 13),

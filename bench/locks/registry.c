@@ -18,7 +18,9 @@ extern const struct bench_lock bench_lock_futex_wait,
 	bench_lock_pthread_mutex_adaptive_spin1000, bench_lock_uspin_block,
 	bench_lock_uspin_spin, bench_lock_uspin_kernel_adaptive,
 	bench_lock_uspin_user_adaptive, bench_lock_uspin_user_adaptive_futex_wait,
-	bench_lock_uspin_user_adaptive_bounded, bench_lock_uspin_spin_capped;
+	bench_lock_uspin_user_adaptive_bounded, bench_lock_uspin_spin_capped,
+	bench_lock_uspin_block_slice, bench_lock_uspin_spin_slice,
+	bench_lock_uspin_user_adaptive_slice;
 
 const struct bench_lock *const bench_locks[] = {
 	&bench_lock_futex_wait,
@@ -40,6 +42,9 @@ const struct bench_lock *const bench_locks[] = {
 	&bench_lock_uspin_user_adaptive_futex_wait,
 	&bench_lock_uspin_user_adaptive_bounded,
 	&bench_lock_uspin_spin_capped,
+	&bench_lock_uspin_block_slice,
+	&bench_lock_uspin_spin_slice,
+	&bench_lock_uspin_user_adaptive_slice,
 };
 const size_t bench_nr_locks = sizeof(bench_locks) / sizeof(bench_locks[0]);
 

@@ -10,6 +10,12 @@
  * sets USPIN_WAIT=futex-wait, which libuspin reads at setup, so it runs in
  * a process of its own: the same user-space spin over the classic
  * FUTEX_WAIT/WAKE, separating the array's effect from the new op's.
+ *
+ * The owner's side, rseq's time slice extension (docs/rseq-slice.md), is
+ * a switch of its own: every lock here runs with USPIN_SLICE_EXT=0, so a
+ * name keeps meaning one waiting policy, and the _slice variants run the
+ * same policy with USPIN_SLICE_EXT=1.  uspin_block_slice is the extension
+ * alone (no spinning), uspin_user_adaptive_slice both sides together.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,8 +76,6 @@ static const char *us_fwait_describe(void)
 	return "user-adaptive spin, then FUTEX_WAIT instead of FUTEX_LOCK";
 }
 
-static const char *const fwait_env[] = { "USPIN_WAIT=futex-wait", NULL };
-
 static int us_init(void *l, enum uspin_policy policy)
 {
 	return uspin_mutex_init(l, policy);
@@ -128,17 +132,38 @@ static void us_destroy(void *l)
 	uspin_mutex_destroy(l);
 }
 
-#define USPIN_LOCK(_name, _init, _probe, _describe)	\
+static const char *const slice_off_env[] = { "USPIN_SLICE_EXT=0", NULL };
+static const char *const slice_on_env[] = { "USPIN_SLICE_EXT=1", NULL };
+static const char *const fwait_env[] = {
+	"USPIN_WAIT=futex-wait", "USPIN_SLICE_EXT=0", NULL
+};
+
+/* The extension's variants need it on this kernel. */
+static const char *us_slice_probe(void)
+{
+	struct uspin_slice_info si;
+
+	if (uspin_slice_extension(&si, sizeof(si)) != 0 || !si.available)
+		return "no rseq time slice extension on this kernel (Linux 7.0+ or kernel/patches/rseq-slice)";
+	return NULL;
+}
+
+#define USPIN_LOCK_ENV(_name, _init, _probe, _describe, _env)	\
 	{						\
 		.name = _name,				\
 		.probe = _probe,			\
 		.describe = _describe,			\
+		.env = _env,				\
 		.thread_stats = 1,			\
 		.init = _init,				\
 		.lock = us_lock,			\
 		.unlock = us_unlock,			\
 		.destroy = us_destroy,			\
 	}
+#define USPIN_LOCK(_name, _init, _probe, _describe)	\
+	USPIN_LOCK_ENV(_name, _init, _probe, _describe, slice_off_env)
+#define USPIN_LOCK_SLICE(_name, _init, _describe)	\
+	USPIN_LOCK_ENV(_name, _init, us_slice_probe, _describe, slice_on_env)
 
 const struct bench_lock bench_lock_uspin_block =
 	USPIN_LOCK("uspin_block", us_block_init, NULL, us_slow_path);
@@ -172,3 +197,12 @@ const struct bench_lock bench_lock_uspin_user_adaptive_futex_wait = {
 	.unlock = us_unlock,
 	.destroy = us_destroy,
 };
+
+/* The owner's side: the same policies with the slice extension on. */
+const struct bench_lock bench_lock_uspin_block_slice =
+	USPIN_LOCK_SLICE("uspin_block_slice", us_block_init, us_slow_path);
+const struct bench_lock bench_lock_uspin_spin_slice =
+	USPIN_LOCK_SLICE("uspin_spin_slice", us_spin_init, us_slow_path);
+const struct bench_lock bench_lock_uspin_user_adaptive_slice =
+	USPIN_LOCK_SLICE("uspin_user_adaptive_slice", us_uadapt_init,
+			 us_uadapt_describe);
