@@ -20,7 +20,7 @@
 /*
  * Per thread.  @depth counts the lock words the thread holds (not
  * recursion levels: the drop-in's recursive relock never takes a word),
- * only while @on; the request is set at 0 -> 1 and cleared at 1 -> 0.  A
+ * only while @on; the request is set by each lock, cleared at 1 -> 0.  A
  * signal handler that locks and unlocks in between is balanced, so its
  * nesting inside our read-modify-writes leaves both right.  A fork child
  * holds none of the words (they name the parent thread's TID): its depth
@@ -39,17 +39,22 @@ extern USPIN_TLS struct uspin_slice uspin_slice USPIN_HIDDEN;
 /* Counts the grant and ends it (out of line: a system call anyway). */
 void uspin_slice_yield(void) USPIN_HIDDEN;
 
-/* The calling thread took a lock word. */
+/*
+ * The calling thread took a lock word.  The kernel clears the request
+ * whenever the thread is switched out, migrated or signalled (it was
+ * "scheduled anyway"), so every lock asks again, nested or not: a byte
+ * store, against a section that runs on unprotected after a nested
+ * lock slept.
+ */
 static inline void uspin_slice_enter(void)
 {
 	struct uspin_slice *s = &uspin_slice;
 
 	if (caa_likely(!s->on))
 		return;
-	if (s->depth++ == 0) {
-		CMM_STORE_SHARED(s->ctrl->request, 1);
+	if (s->depth++ == 0)
 		s->requests++;
-	}
+	CMM_STORE_SHARED(s->ctrl->request, 1);
 }
 
 /*
