@@ -33,8 +33,9 @@ for t in test-dropin test-dropin-cxx; do
 	done
 	# The time-slice request on the drop-in's paths (recursive kinds):
 	# forced, so that a kernel without the extension checks it too.
-	USPIN_SLICE_EXT=force DROPIN_EXPECT=uspin run "auto slice-force $t" \
-		"$b/uspin-run" "$b/$t"
+	[ $t = test-dropin ] &&
+		USPIN_SLICE_EXT=force DROPIN_EXPECT=uspin run "auto slice-force $t kinds" \
+			"$b/uspin-run" "$b/$t" kinds
 	if "$b/uspin-info" | grep -q '^FUTEX_LOCK: *present'; then
 		DROPIN_EXPECT=uspin run "auto futex-wait $t" \
 			"$b/uspin-run" --wait futex-wait "$b/$t"
