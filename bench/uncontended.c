@@ -362,8 +362,9 @@ int main(int argc, char **argv)
 		}
 	}
 	ncols = NR_SUBJECTS * (size_t)nvar;
-	fprintf(stderr, "bench-uncontended: %d rounds (a process each%s), %ld pairs per subject and phase\n",
-		rounds, npre ? ", plus one per preload" : "", pairs);
+	fprintf(stderr, "bench-uncontended: %d rounds (a process each%s%s), %ld pairs per subject and phase\n",
+		rounds, npre ? ", plus one per preload" : "",
+		slice ? ", all again under USPIN_SLICE_EXT=force" : "", pairs);
 	for (r = 0; r < rounds; r++) {
 		int v;
 
