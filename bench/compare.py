@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """bench/compare.py - one lock against others, per round, from uspin-bench.
 
-usage: bench/compare.py SIDE_DIR LOCK BASE [BASE...] [--workload W]
-                        [--metric M ...] [--points P,...] [--wide]
+usage: bench/compare.py SIDE_DIR LOCK BASE [BASE...] [--workload W[,W...]]
+                        [--metric M ...] [--points P,...] [--wide | --tally]
 
 summary.md compares every lock with one baseline; this prints, for the
 question a change asks (libuspin v3's user-adaptive against blocking, v2's
@@ -12,7 +12,8 @@ of LOCK/BASE measured in the same round, with its 95 % bootstrap interval
 (bench/benchlib/stats.py, the resamples of the report), per point and
 metric.  "better" / "worse" only when the interval excludes 1 (the paired
 verdict); "tie" otherwise.  --wide prints one table with a column per
-metric and base instead (▲ interval above 1, ▼ below, · neither).
+metric and base instead (▲ interval above 1, ▼ below, · neither);
+--tally only the better / tie / worse counts, over every workload named.
 SIDE_DIR is a host/ or guest/ folder (meta.json, repeats.csv).
 """
 import argparse
@@ -60,10 +61,12 @@ def main():
     ap.add_argument("side")
     ap.add_argument("lock")
     ap.add_argument("bases", nargs="+")
-    ap.add_argument("--workload", default="holdtime")
+    ap.add_argument("--workload", default="holdtime",
+                    help="a workload, or several separated by commas")
     ap.add_argument("--metric", action="append")
     ap.add_argument("--points", help="comma-separated point ids (default: all)")
     ap.add_argument("--wide", action="store_true", help="one table, a column per metric and base")
+    ap.add_argument("--tally", action="store_true", help="only the counts, over all workloads named")
     a = ap.parse_args()
     try:
         side = Side(a.side)
@@ -73,32 +76,43 @@ def main():
     for m in metrics:
         if m not in METRICS:
             sys.exit("bench/compare.py: unknown metric %s (one of %s)" % (m, ", ".join(METRICS)))
-    points = side.point_ids(a.workload)
-    if a.points:
-        want = a.points.split(",")
-        points = [p for p in points if p in want]
-    if not points:
-        sys.exit("bench/compare.py: no points of workload %s in %s" % (a.workload, a.side))
+    workloads = a.workload.split(",")
+    by_wl = {}
+    for wl in workloads:
+        points = side.point_ids(wl)
+        if a.points:
+            want = a.points.split(",")
+            points = [p for p in points if p in want]
+        if not points:
+            sys.exit("bench/compare.py: no points of workload %s in %s" % (wl, a.side))
+        by_wl[wl] = points
     if a.wide:
-        return wide(side, a, points, metrics)
+        for wl in workloads:
+            a.workload = wl
+            wide(side, a, by_wl[wl], metrics)
+        return
     tally = {}
     for base in a.bases:
-        rows = []
-        for p in points:
-            cells = [p]
-            for m in metrics:
-                c = compare_pair(side, a.workload, p, a.lock, base, m)
-                if not c:
-                    cells.append("-")
-                    continue
-                v = paired(c, METRICS[m].higher_is_better)
-                tally.setdefault((base, m), {}).setdefault(v, 0)
-                tally[(base, m)][v] += 1
-                cells.append("%s [%s, %s] %s" % (fmt_num(c.ratio.median), fmt_num(c.ratio.lo),
-                                                 fmt_num(c.ratio.hi), v))
-            rows.append(cells)
-        print("### %s / %s (%s, %s)\n" % (a.lock, base, side.name, a.workload))
-        print(md_table(["point"] + ["%s ratio [95 %%]" % METRICS[m].label for m in metrics], rows))
+        for wl in workloads:
+            rows = []
+            for p in by_wl[wl]:
+                cells = [p]
+                for m in metrics:
+                    c = compare_pair(side, wl, p, a.lock, base, m)
+                    if not c:
+                        cells.append("-")
+                        continue
+                    v = paired(c, METRICS[m].higher_is_better)
+                    tally.setdefault((base, m), {}).setdefault(v, 0)
+                    tally[(base, m)][v] += 1
+                    cells.append("%s [%s, %s] %s" % (fmt_num(c.ratio.median), fmt_num(c.ratio.lo),
+                                                     fmt_num(c.ratio.hi), v))
+                rows.append(cells)
+            if not a.tally:
+                print("### %s / %s (%s, %s)\n" % (a.lock, base, side.name, wl))
+                print(md_table(["point"] + ["%s ratio [95 %%]" % METRICS[m].label for m in metrics], rows))
+        if a.tally:
+            print("%s / %s (%s, %s):" % (a.lock, base, side.name, ",".join(workloads)))
         for m in metrics:
             t = tally.get((base, m), {})
             print("%s: %d better, %d tie, %d worse" % (METRICS[m].label, t.get("better", 0),

@@ -89,6 +89,30 @@ static void cpu_model(char *buf, size_t len)
  * on this process's provider, about the caller itself: it must read "on
  * CPU".  Median of 5 runs of 10^6 queries.
  */
+/*
+ * The owner's side: whether the kernel offers the rseq slice extension
+ * (the _slice locks run only where it does), and its grant length where
+ * debugfs shows it (5 us unless the run set it: BENCH_GUEST_SETUP).
+ */
+static void slice_meta(FILE *f)
+{
+	struct uspin_slice_info si;
+	long nsec = -1;
+	FILE *k;
+
+	memset(&si, 0, sizeof(si));
+	uspin_slice_extension(&si, sizeof(si));
+	fprintf(f, "  \"slice_extension\": %d,\n", si.available);
+	js_kv(f, "slice_extension_reason", si.reason ? si.reason : "", 0);
+	k = fopen("/sys/kernel/debug/rseq/slice_ext_nsec", "r");
+	if (k) {
+		if (fscanf(k, "%ld", &nsec) != 1)
+			nsec = -1;
+		fclose(k);
+	}
+	fprintf(f, "  \"slice_ext_nsec\": %ld,\n", nsec);
+}
+
 static void rs_query_cost(double *ns, double *self_on_pct)
 {
 	uint32_t tid = sys_gettid();
@@ -169,6 +193,7 @@ void bench_write_meta(const struct bench_config *cfg, const char *mode,
 		(unsigned long long)info.cycles_per_us,
 		info.cycles_calibrated);
 	js_kv(f, "uspin_thread_stats", bench_thread_stats_status(), 0);
+	slice_meta(f);
 	fprintf(f, "  \"calibration\": {\"insn_per_round\": %.3f, \"source\": \"%s\", \"ns_per_round\": %.4f, \"ns_per_tick\": %.6f},\n",
 		cfg->cal.insn_per_round, cfg->cal.source,
 		cfg->cal.ns_per_round, bench_ns_per_tick);
