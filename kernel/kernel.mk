@@ -227,8 +227,9 @@ vm-check: kernel guest-bins $(SELFTEST_BINS)
 # The lock-path suite again on a guest with a vDSO clock (tsc=reliable):
 # vm-check's boot keeps time with jiffies (a clock read is a system call
 # there, in 4 ms steps), this one with the TSC, so the library's spin
-# bounds are checked on both (docs/design.md).
-VM_TSC_SUITES ?= test-lockpath
+# bounds are checked on both (docs/design.md); the slice extension's
+# suite too, whose grants are bounded by an hrtimer on either clock.
+VM_TSC_SUITES ?= test-lockpath test-rseq-slice
 
 # Every tsc boot (vm-check-tsc, vm-rs-cost, the bench and bench-apps
 # guests) waits for the switch with tests/kernel/wait-clocksource; its
