@@ -14,7 +14,8 @@
 # Fragments append to the DEB_* package groups (`make deps-*`), GUEST_BINS
 # (static binaries packed into the VM's initramfs), PRODUCT_TARGETS (what
 # `make` builds and `make install` installs) and the tiers' step lists
-# TEST_STEPS / CHECK_STEPS / FULL_STEPS.
+# TEST_STEPS / CHECK_STEPS / FULL_STEPS (and CHECK_BG_STEPS, run in the
+# background).
 
 BUILD     ?= build
 # Build outputs that are expensive and independent of this checkout (the
@@ -81,6 +82,9 @@ CHECK_VARS  :=
 FULL_VARS   :=
 CHECK_STEPS :=
 FULL_STEPS  :=
+# Steps of check and check-full that start right after deps and run in the
+# background at SCHED_IDLE (bg:STEP, tests/run-tier): the kernel build.
+CHECK_BG_STEPS :=
 
 .PHONY: all check check-full test host-check deps deps-test deps-kernel deps-bench \
 	deps-apps deps-all install uninstall clean distclean cache-clean guest-bins help FORCE
@@ -144,10 +148,11 @@ run-tier = +@BUILD=$(BUILD) MAKE="$(MAKE) WERROR=$(WERROR) $(strip $(2))" tests/
 test:
 	$(call run-tier,test) all $(TEST_STEPS)
 check:
-	$(call run-tier,check,$(CHECK_VARS)) deps all $(TEST_STEPS) $(CHECK_STEPS)
+	$(call run-tier,check,$(CHECK_VARS)) deps $(CHECK_BG_STEPS) all $(TEST_STEPS) \
+	  $(CHECK_STEPS)
 check-full:
-	$(call run-tier,check-full,$(CHECK_VARS) $(FULL_VARS)) deps all $(TEST_STEPS) \
-	  $(CHECK_STEPS) $(FULL_STEPS)
+	$(call run-tier,check-full,$(CHECK_VARS) $(FULL_VARS)) deps $(CHECK_BG_STEPS) all \
+	  $(TEST_STEPS) $(CHECK_STEPS) $(FULL_STEPS)
 
 # The host checks of `make check`, without deps, tier report or VM.
 host-check: $(filter-out vm-check,$(TEST_STEPS) $(CHECK_STEPS))

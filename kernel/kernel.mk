@@ -249,6 +249,9 @@ vm-check-tsc: kernel guest-bins
 	  -- USPIN_EXPECT_CLOCKSOURCE=tsc run-guest-suites $(VM_TSC_SUITES)
 vm-check: vm-check-tsc
 CHECK_STEPS += vm-check
+# A cold kernel build (7-9 min) starts right after deps, at SCHED_IDLE,
+# and uses what the host steps leave idle; vm-check waits for it.
+CHECK_BG_STEPS += bg:kernel
 
 # The unpatched Debian kernel, same config and selftest binaries: the
 # "no regression" baseline for the futex selftests.  Not part of `check`.

@@ -74,6 +74,12 @@ check-unit: $(TEST_USPIN)
 
 TEST_STEPS += check-header check-man check-unit check-lockpath check-api
 
+# The tiers' own runner (tests/run-tier) on a stub makefile.
+.PHONY: check-run-tier
+check-run-tier:
+	tests/test-run-tier
+TEST_STEPS += check-run-tier
+
 # libuspin's own rules on the stock-kernel path, beside uspin.pml's
 # lock-word protocol (tests/model/check-library.sh; FULL=1 for K=2):
 # seconds, so in make test; the other models in check-full.
