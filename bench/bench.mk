@@ -161,3 +161,13 @@ eval-plots:
 
 # Real applications (bench/apps/, docs/apps.md).
 include bench/apps/apps.mk
+
+# The many-core model (bench/model/, docs/model.md): its properties in a
+# second; the whole run (primitives, validation, maps, sensitivity) into
+# docs/eval/model/, from the measured runs in docs/eval/v3-holdtime/.
+check-model:
+	python3 bench/model/run.py --selftest
+
+eval-model:
+	python3 bench/model/run.py --out docs/eval/model
+.PHONY: check-model eval-model
