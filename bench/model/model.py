@@ -6,11 +6,10 @@ outside it (closed loop, deterministic times as in `holdtime`), and g CPU
 hogs per CPU (0 or 1).  Per operation the model adds up where the time
 goes (docs/model.md gives the equations and the reasons):
 
+  A    = workers on a CPU at once (T/(1+g), or T*N/(g*N+T) beyond N)
   C    = H_eff + P_wait * (P_spin * handover_spin + (1 - P_spin) * h_sleep)
-  rate = min(1 / C,                       lock bound
-             T / (H_eff + X_eff + d),     thread bound
-             N / ((1 + g) * D))           CPU bound (only with hogs or T > N)
   D    = H + X + spin per op + blocks per op * block_cpu      (CPU per op)
+  rate = min(1 / C, A / D)                 lock bound, CPU bound
 
 H_eff is the hold stretched by preemptions of the owner: by a hog at the
 measured rate and for the measured length, or by the runnable threads
