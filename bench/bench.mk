@@ -171,3 +171,4 @@ check-model:
 eval-model:
 	python3 bench/model/run.py --out docs/eval/model
 .PHONY: check-model eval-model
+TEST_STEPS += check-model

@@ -9,12 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check_suites.h"
 #include "test_util.h"
 
-static const struct {
-	const char *name;
-	Suite *(*make)(void);
-} suites[] = {
+static const struct check_suite suites[] = {
 	{ "errors", suite_errors },
 	{ "timed", suite_timed },
 	{ "stress", suite_stress },
@@ -33,9 +31,7 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-	size_t n = sizeof(suites) / sizeof(suites[0]), i;
-	SRunner *sr = NULL;
-	int failed, a;
+	size_t n = sizeof(suites) / sizeof(suites[0]);
 
 	if (argc == 2 && strcmp(argv[1], "--info") == 0)
 		return test_setup_info_main();
@@ -44,24 +40,5 @@ int main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[1], "--hold-robust") == 0)
 		return test_process_hold_robust_main(argv[2]);
 
-	for (i = 0; i < n; i++) {
-		int wanted = argc < 2;
-
-		for (a = 1; a < argc; a++)
-			wanted |= strcmp(argv[a], suites[i].name) == 0;
-		if (!wanted)
-			continue;
-		if (!sr)
-			sr = srunner_create(suites[i].make());
-		else
-			srunner_add_suite(sr, suites[i].make());
-	}
-	if (!sr) {
-		fprintf(stderr, "test-uspin: no such suite\n");
-		return 2;
-	}
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run_suites("test-uspin", suites, n, argc, argv);
 }

@@ -9,14 +9,12 @@
 #include <limits.h>
 #include <stdio.h>
 
+#include "../check_suites.h"
 #include "util.h"
 
 void early_record(void);
 
-static const struct {
-	const char *name;
-	Suite *(*make)(void);
-} suites[] = {
+static const struct check_suite suites[] = {
 	{ "kinds", suite_kinds },
 	{ "cond", suite_cond },
 	{ "process", suite_process },
@@ -26,11 +24,9 @@ static const struct {
 
 int main(int argc, char **argv)
 {
-	size_t n = sizeof(suites) / sizeof(suites[0]), i;
+	size_t n = sizeof(suites) / sizeof(suites[0]);
 	char exe[PATH_MAX], dir[PATH_MAX + 16];
-	SRunner *sr = NULL;
 	ssize_t len;
-	int failed, a;
 
 	/* First: what the early locks look like to the thread that took them. */
 	early_record();
@@ -42,24 +38,5 @@ int main(int argc, char **argv)
 			setenv("DROPIN_HELPER_DIR", dir, 1);
 		}
 	}
-	for (i = 0; i < n; i++) {
-		int wanted = argc < 2;
-
-		for (a = 1; a < argc; a++)
-			wanted |= strcmp(argv[a], suites[i].name) == 0;
-		if (!wanted)
-			continue;
-		if (!sr)
-			sr = srunner_create(suites[i].make());
-		else
-			srunner_add_suite(sr, suites[i].make());
-	}
-	if (!sr) {
-		fprintf(stderr, "test-dropin: no such suite\n");
-		return 2;
-	}
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run_suites("test-dropin", suites, n, argc, argv);
 }

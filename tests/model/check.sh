@@ -11,64 +11,9 @@ set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-build/model}
-SPIN=${SPIN:-spin}
-PANCC=${PANCC:-gcc}
-MAXDEPTH=100000		# pan -m; the deepest run reaches a few hundred
-PANTIMEOUT=300		# seconds per pan run; the whole set takes ~1-2 min
-
-for tool in "$SPIN" "$PANCC"; do
-	command -v "$tool" >/dev/null 2>&1 ||
-		{ echo "model: $tool not found (make deps installs spin and gcc)" >&2; exit 1; }
-done
-
-pass=0
-fail=0
+MODEL=$here/uspin.pml	# the whole set takes ~1-2 min
+. "$here/pan.sh"
 start=$(date +%s)
-
-ok()  { pass=$((pass + 1)); echo "model $1: OK ($2)"; }
-bad() { fail=$((fail + 1)); echo "model $1: FAILED ($2)"; }
-
-# check NAME EXPECT "SPIN_DEFINES" [PAN_CFLAGS [PAN_RUNFLAGS]]
-#   EXPECT is "ok", or the error pan must report after "pan:1: "
-#   (e.g. "invalid end state", "assertion violated").
-check() {
-	name=$1 expect=$2 defs=$3 cflags=${4:--DSAFETY} rflags=${5:-}
-	d=$out/$name
-	replay="cd $d && $SPIN -t -p $defs uspin.pml"
-	rm -rf "$d" && mkdir -p "$d" && cp "$here/uspin.pml" "$d/" ||
-		{ bad "$name" "cannot set up $d"; return; }
-	(cd "$d" && $SPIN $defs -a uspin.pml) >"$d/spin.log" 2>&1 ||
-		{ bad "$name" "spin -a failed, see $d/spin.log"; return; }
-	# -O1: compiles twice as fast as -O2, pan runs as fast.
-	# -w: pan.c trips gcc's -Wstringop-overflow on bounds-checked arrays.
-	(cd "$d" && $PANCC -w -O1 $cflags -o pan pan.c) >"$d/cc.log" 2>&1 ||
-		{ bad "$name" "compiling pan.c failed, see $d/cc.log"; return; }
-	(cd "$d" && timeout $PANTIMEOUT ./pan -m$MAXDEPTH $rflags) >"$d/pan.log" 2>&1
-	rc=$?
-	log=$d/pan.log
-	[ $rc -eq 0 ] || { bad "$name" "pan exited with $rc, see $log"; return; }
-	states=$(sed -n 's/^ *\([0-9][0-9]*\) states, stored.*/\1/p' "$log")
-	depth=$(sed -n 's/.*depth reached \([0-9][0-9]*\).*/\1/p' "$log")
-	if [ -z "$states" ] || [ -z "$depth" ]; then
-		bad "$name" "no statistics in $log"; return
-	fi
-	if grep -q "max search depth too small" "$log" || [ "$depth" -ge $MAXDEPTH ]; then
-		bad "$name" "search truncated at depth $MAXDEPTH"; return
-	fi
-	if [ "$expect" = ok ]; then
-		if grep -q "errors: 0" "$log" && ! grep -q "Search not completed" "$log"; then
-			ok "$name" "states $states"
-		else
-			bad "$name" "$(grep -m1 '^pan:1:' "$log"); replay: $replay"
-		fi
-	else
-		if grep -q "errors: [1-9]" "$log" && grep -q "^pan:1: $expect" "$log"; then
-			ok "$name" "negative control: spin found '$expect' as required, states $states"
-		else
-			bad "$name" "negative control: spin did not report '$expect', see $log"
-		fi
-	fi
-}
 
 # Every slow-path entry picks A (FUTEX_LOCK), B (FUTEX_WAIT fallback, or a
 # condvar waiter requeued onto the word) or C (FUTEX_LOCK_ADAPTIVE), and
