@@ -44,6 +44,7 @@ DEB_BENCH  += $(DEB_BENCH_BUILD) gnuplot-nox valgrind $(DEB_KERNEL)
 # (one file each); main.c is only the command line.
 BENCH_SRCS := bench/clock.c bench/work.c bench/stats.c bench/output.c \
               bench/result.c bench/repeats.c bench/guard.c bench/hogs.c \
+              bench/preemptor.c \
               bench/thread_stats.c \
               bench/locks/registry.c bench/locks/futex_sys.c \
               bench/locks/futex_wait.c bench/locks/futex_wait_adaptive.c \

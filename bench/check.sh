@@ -64,6 +64,32 @@ if command -v gnuplot >/dev/null; then
 else
 	echo "SKIP: bench: plots: no gnuplot"
 fi
+
+# Controlled owner descheduling: holders kick their CPU's preemptor in
+# 20 % of sections for 300 us.  Behaviour only: kicks happen, each one
+# served computes for its length, the points without preemptions report
+# none, and the preemptors run SCHED_FIFO where we may (root).
+if "$build/uspin-bench" holdtime -r 1 -s 0.1 --reruns 0 -q -l uspin_block \
+	--holds 100 --hold-tpc 10 --hold-hogs 0 --hold-preempt-ppm 0,200000 \
+	--hold-preempt-us 300 -o "$tmp/pre" >"$tmp/pre.log" 2>&1 &&
+   python3 - "$tmp/pre" "$(id -u)" <<'PY'
+import csv, sys
+rows = {r["point"]: r for r in csv.DictReader(open(sys.argv[1] + "/repeats.csv"))}
+assert set(rows) == {"h100-d50-t2-g0", "h100-d50-t2-g0-p200000-D300"}, sorted(rows)
+off, on = rows["h100-d50-t2-g0"], rows["h100-d50-t2-g0-p200000-D300"]
+assert off["preempt_ppm"] == "0" and off["preempt_kicks_per_kop"] == "", off
+assert on["preempt_ppm"] == "200000" and on["preempt_us"] == "300", on
+kicks, served = float(on["preempt_kicks_per_kop"]), float(on["preempt_served_per_kop"])
+busy = float(on["preempt_us_per_op"])
+assert 0 < served <= kicks <= 1000, (kicks, served)
+assert abs(busy - served * 300 / 1000) <= 0.2 * served * 300 / 1000, (busy, served)
+assert on["preempt_rt"] == ("1" if sys.argv[2] == "0" else on["preempt_rt"]), on["preempt_rt"]
+PY
+then
+	pass "holdtime: preemptors kicked, served for their length, SCHED_FIFO as root"
+else
+	fail "holdtime: preemptors (see below)"; tail -5 "$tmp/pre.log"
+fi
 if out=$("$build/bench-uncontended" -r 2 -n 10000 2>&1) &&
    echo "$out" | grep -q "1 in every single round: yes; 0 in every threaded round: yes"; then
 	pass "bench-uncontended: both phases, __libc_single_threaded as expected"

@@ -41,6 +41,8 @@ struct bench_config {
 	struct bench_list hold_duties;	/* holdtime: percent of a loop locked */
 	struct bench_list hold_tpc;	/* holdtime: threads per CPU x 10 */
 	struct bench_list hold_hogs;	/* holdtime: CPU hog processes */
+	struct bench_list hold_preempt_ppm; /* holdtime: CSs preempted, per million */
+	struct bench_list hold_preempt_us; /* holdtime: ... for this long */
 	int readers;			/* kv: reader threads */
 	long keys;			/* kv: keys in the table */
 	long pairs;			/* work mode: rounds */

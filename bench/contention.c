@@ -15,6 +15,10 @@
  *   loop: every request's time from its scheduled arrival to its unlock,
  *   so a lock that falls behind pays for the queue it builds (no
  *   coordinated omission);
+ * - owner descheduling on demand: a holder that draws it (preempt_ppm)
+ *   kicks its CPU's preemptor right after it takes the lock, so the rest
+ *   of its section waits while the preemptor computes; the kicks served
+ *   and the time they took are reported;
  * - the holder (when asked): every critical section timed from acquire to
  *   release; one that ran stretch_ns later than its own work is counted as
  *   a preempted holder (sections that sleep on purpose are not counted);
@@ -42,6 +46,7 @@
 #include "contention.h"
 #include "hogs.h"
 #include "locks/lock.h"
+#include "preemptor.h"
 #include "stats.h"
 #include "thread_stats.h"
 #include "work.h"
@@ -60,6 +65,7 @@ struct run {
 	double ticks_per_arrival;		/* per thread, mean */
 	uint64_t planned_cs_ticks, stretch_ticks;
 	int thread_stats;
+	struct bench_preemptors preemptors;
 };
 
 struct worker {
@@ -73,6 +79,7 @@ struct worker {
 	unsigned long nwake;
 	unsigned long preempted;
 	uint64_t late_ticks;
+	unsigned long kicks;		/* preemptors kicked */
 	struct uspin_thread_stats st;
 	int st_ok;
 	char *pages;			/* fault region */
@@ -190,6 +197,10 @@ static void *worker_main(void *arg)
 			if (c->measure_holder)
 				t1 = bench_ticks();
 		}
+		if (c->preempt_ppm &&
+		    (long)(rng_next(&rng) % 1000000) < c->preempt_ppm)
+			w->kicks += bench_preemptor_kick(&run->preemptors,
+							 c->preempt_us);
 		x = bench_work(c->in_rounds, x);
 		slept = 0;
 		if (pert_permille && (int)(rng_next(&rng) % 1000) < pert_permille) {
@@ -291,8 +302,9 @@ int bench_contention_run(const struct bench_contention *c,
 	int n = c->threads, i, err;
 	struct worker *w = aligned_alloc(128, n * sizeof(*w));
 	unsigned long per[BENCH_MAX_THREADS], lo = ~0ul, hi = 0, samples;
-	unsigned long arrivals = 0, preempted = 0;
+	unsigned long arrivals = 0, preempted = 0, kicks = 0;
 	uint64_t late = 0;
+	struct bench_preemptor_totals pre;
 	struct uspin_thread_stats st;
 	struct rusage r0, r1;
 	struct bench_hogs hogs;
@@ -326,9 +338,11 @@ int bench_contention_run(const struct bench_contention *c,
 		run.ticks_per_arrival = 1e9 * n / c->arrivals_per_s /
 					bench_ns_per_tick;
 
-	/* Hogs first: fork before this process has worker threads. */
+	/* Hogs and preemptors first: fork before there are worker threads. */
 	hogs_t0 = bench_now();
 	bench_hogs_start(&hogs, c->hogs);
+	if (c->preempt_ppm)
+		bench_preemptors_start(&run.preemptors);
 
 	memset(w, 0, n * sizeof(*w));
 	CMM_STORE_SHARED(stop, 0);
@@ -365,6 +379,8 @@ int bench_contention_run(const struct bench_contention *c,
 	bench_hogs_stop(&hogs);
 	if (c->hogs)
 		res->hog_cpus = hogs.cpu_s / (bench_now() - hogs_t0);
+	if (c->preempt_ppm)
+		bench_preemptors_stop(&run.preemptors, &pre);
 
 	memset(&st, 0, sizeof(st));
 	ops = 0;
@@ -376,6 +392,7 @@ int bench_contention_run(const struct bench_contention *c,
 		arrivals += w[i].arrivals;
 		preempted += w[i].preempted;
 		late += w[i].late_ticks;
+		kicks += w[i].kicks;
 		st_all &= w[i].st_ok;
 		bench_thread_stats_add(&st, &w[i].st);
 	}
@@ -404,6 +421,13 @@ int bench_contention_run(const struct bench_contention *c,
 	if (c->measure_holder) {
 		res->holder_preempted_per_kop = preempted * 1e3 / ops;
 		res->holder_late_us_per_op = late * bench_ns_per_tick / 1e3 / ops;
+	}
+	if (c->preempt_ppm) {
+		/* served <= kicks: a run cut by the final kill is not counted. */
+		res->preempt_kicks_per_kop = kicks * 1e3 / ops;
+		res->preempt_served_per_kop = pre.runs * 1e3 / ops;
+		res->preempt_us_per_op = pre.busy_s * 1e6 / ops;
+		res->preempt_rt = pre.rt;
 	}
 	if (run.thread_stats && st_all)
 		bench_thread_stats_fill(res, &st, ops);

@@ -4,7 +4,8 @@
  * one lock over and over, closed loop (each thread's next request as soon
  * as its last is done) or open loop (requests arrive on a Poisson schedule
  * whether or not the last one is done), optionally against background CPU
- * hogs, with owners that sleep or fault in some critical sections.
+ * hogs, with owners that sleep or fault in some critical sections, or
+ * whose CPU a preemptor (preemptor.h) takes in some of them.
  */
 #ifndef BENCH_CONTENTION_H
 #define BENCH_CONTENTION_H
@@ -24,6 +25,8 @@ struct bench_contention {
 	int sleep_permille;		/* CSs that nanosleep(sleep_ns) */
 	long sleep_ns;
 	int fault_permille;		/* CSs that touch a never-used page */
+	long preempt_ppm;		/* CSs (per million) whose CPU is taken */
+	unsigned int preempt_us;	/* ... for this long */
 	double arrivals_per_s;		/* > 0: open loop, all threads together */
 	int measure_holder;		/* time every CS (two TSC reads inside) */
 	double stretch_ns;		/* a CS this late: holder preempted */

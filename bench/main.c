@@ -52,6 +52,8 @@ static void usage(FILE *f)
 "kv:     -w WRITERS (1,2,4,8)  -R READERS (2)  -k KEYS (4096)\n"
 "holdtime: --holds US (1,2,5,10,20,50,100,200,500,1000)  --hold-duties PCT (50)\n"
 "        --hold-tpc TENTHS threads per CPU x 10 (10,20,40)  --hold-hogs N (0,CPUs)\n"
+"        --hold-preempt-ppm PPM critical sections (per million) whose CPU a\n"
+"          preemptor takes (0)  --hold-preempt-us US for this long (100)\n"
 "work:   -n ROUNDS (2000000)\n");
 }
 
@@ -155,7 +157,8 @@ static void list(const struct bench_config *cfg)
 }
 
 enum { OPT_RERUNS = 256, OPT_FOREIGN, OPT_STEAL, OPT_STRETCH, OPT_HOLDS,
-       OPT_HOLD_DUTIES, OPT_HOLD_TPC, OPT_HOLD_HOGS, OPT_ORDER_SEED };
+       OPT_HOLD_DUTIES, OPT_HOLD_TPC, OPT_HOLD_HOGS, OPT_ORDER_SEED,
+       OPT_HOLD_PREEMPT_PPM, OPT_HOLD_PREEMPT_US };
 
 static const struct option long_opts[] = {
 	{ "reruns", required_argument, NULL, OPT_RERUNS },
@@ -167,6 +170,8 @@ static const struct option long_opts[] = {
 	{ "hold-duties", required_argument, NULL, OPT_HOLD_DUTIES },
 	{ "hold-tpc", required_argument, NULL, OPT_HOLD_TPC },
 	{ "hold-hogs", required_argument, NULL, OPT_HOLD_HOGS },
+	{ "hold-preempt-ppm", required_argument, NULL, OPT_HOLD_PREEMPT_PPM },
+	{ "hold-preempt-us", required_argument, NULL, OPT_HOLD_PREEMPT_US },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -228,6 +233,10 @@ int main(int argc, char **argv)
 		case OPT_HOLD_DUTIES: bad = parse_list(optarg, &cfg.hold_duties, 1, 99); break;
 		case OPT_HOLD_TPC: bad = parse_list(optarg, &cfg.hold_tpc, 1, 160); break;
 		case OPT_HOLD_HOGS: bad = parse_list(optarg, &cfg.hold_hogs, 0, 256); break;
+		case OPT_HOLD_PREEMPT_PPM:
+			bad = parse_list(optarg, &cfg.hold_preempt_ppm, 0, 1000000); break;
+		case OPT_HOLD_PREEMPT_US:
+			bad = parse_list(optarg, &cfg.hold_preempt_us, 1, 100000); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

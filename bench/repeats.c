@@ -16,7 +16,8 @@ static const struct {
 #define A(f) { #f, offsetof(struct bench_axes, f) }
 	A(threads), A(period), A(duty), A(cs_insn), A(out_insn), A(hogs),
 	A(sleep_permille), A(sleep_us), A(fault_permille), A(load_pct),
-	A(writers), A(readers), A(hold_us), A(tpc10),
+	A(writers), A(readers), A(hold_us), A(tpc10), A(preempt_ppm),
+	A(preempt_us),
 #undef A
 };
 
@@ -36,7 +37,8 @@ static const struct {
 	M(passed_to_spinner_per_kop), M(slice_requests_per_kop),
 	M(slice_granted_per_kop),
 	M(reads_per_s), M(offered_per_s), M(wake_late_p99_us), M(ns_per_op),
-	M(hog_cpus),
+	M(hog_cpus), M(preempt_kicks_per_kop), M(preempt_served_per_kop),
+	M(preempt_us_per_op), M(preempt_rt),
 	M(load1), M(steal_pct), M(busy_cpus), M(foreign_cpus),
 	M(cpus_allowed), M(disturbed),
 #undef M

@@ -91,7 +91,10 @@ def facet_name(key):
 
 
 def facet_slug(key):
-    return "-".join("%s%s" % (k, fmt_num(v)) for k, v in key if v) or "all"
+    """A file name: the values without fmt_num's thousands separators."""
+    def plain(v):
+        return str(int(v)) if float(v).is_integer() else "%g" % v
+    return "-".join("%s%s" % (k, plain(v)) for k, v in key if v) or "all"
 
 
 def write_points_csv(side, base, comps_by_metric):

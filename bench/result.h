@@ -28,6 +28,8 @@ struct bench_axes {
 	long readers;		/* kv: reader threads */
 	long hold_us;		/* holdtime: critical section, microseconds */
 	long tpc10;		/* holdtime: threads per CPU, in tenths */
+	long preempt_ppm;	/* holdtime: CSs whose CPU a preemptor takes, per million */
+	long preempt_us;	/* ... for this long */
 };
 
 #define BENCH_POINT_ID_LEN	48
@@ -75,6 +77,11 @@ struct bench_result {
 	double wake_late_p99_us;	/* open loop: timer overshoot */
 	double ns_per_op;		/* micro: one lock+unlock pair */
 	double hog_cpus;		/* CPU the background hogs got */
+	/* Controlled owner descheduling (preemptor.h). */
+	double preempt_kicks_per_kop;	/* holders that kicked a preemptor */
+	double preempt_served_per_kop;	/* ... that ran (busy: not again) */
+	double preempt_us_per_op;	/* the preemptors' computing time */
+	double preempt_rt;		/* 1: they were SCHED_FIFO */
 	/* The interference guard (guard.c), over the whole repetition. */
 	double load1;			/* 1-minute load average at the start */
 	double steal_pct;		/* steal time, % of all CPU time */

@@ -112,4 +112,5 @@ class Side:
 
 # The point axes uspin-bench writes (repeats.c); others may add their own.
 AXES = ("threads", "period", "duty", "cs_insn", "out_insn", "hogs", "sleep_permille",
-        "sleep_us", "fault_permille", "load_pct", "writers", "readers", "hold_us", "tpc10")
+        "sleep_us", "fault_permille", "load_pct", "writers", "readers", "hold_us", "tpc10",
+        "preempt_ppm", "preempt_us")

@@ -5,14 +5,18 @@
  * work on this side, not instruction counts), from 1 us, where a futex
  * sleep and wake-up costs as much as the hold, to 1 ms, where spinning
  * through a hold costs more CPU than anything else; threads per CPU from
- * 1 to 4; and CPU hogs (nice 0) that deschedule owners and spinners.
+ * 1 to 4; CPU hogs (nice 0) that deschedule owners and spinners when
+ * their slices end; and preemptors (preemptor.h) that take the owner's
+ * CPU in a chosen share of critical sections for a chosen time.
  * Whether a waiter should spin or sleep turns on the hold time and on
  * whether the owner is on a CPU: this grid varies both.
  *
  * Axes: hold_us (x), duty (percent of a thread's loop inside the lock:
  * the gap is hold_us * (100 - duty) / duty), threads (tpc10 tenths of a
- * thread per CPU), hogs.  Options --holds, --hold-duties, --hold-tpc and
- * --hold-hogs replace the grid's lists.
+ * thread per CPU), hogs, preempt_ppm and preempt_us (critical sections
+ * per million whose CPU is taken, and for how long; 0: no preemptors).
+ * Options --holds, --hold-duties, --hold-tpc, --hold-hogs,
+ * --hold-preempt-ppm and --hold-preempt-us replace the grid's lists.
  */
 #include <stdio.h>
 
@@ -25,6 +29,8 @@ static const struct bench_list quick_holds = { { 2, 50, 200 }, 3 };
 static const struct bench_list full_tpc = { { 10, 20, 40 }, 3 };
 static const struct bench_list quick_tpc = { { 10, 20 }, 2 };
 static const struct bench_list default_duties = { { 50 }, 1 };
+static const struct bench_list default_preempt_ppm = { { 0 }, 1 };
+static const struct bench_list default_preempt_us = { { 100 }, 1 };
 
 static int points(const struct bench_config *cfg, struct bench_point *pts,
 		  int max)
@@ -37,23 +43,40 @@ static int points(const struct bench_config *cfg, struct bench_point *pts,
 	const struct bench_list *duties = bench_list_or(&cfg->hold_duties,
 							&default_duties);
 	const struct bench_list *hogs = bench_list_or(&cfg->hold_hogs, &def_hogs);
-	int h, t, d, g, n = 0;
+	const struct bench_list *pp = bench_list_or(&cfg->hold_preempt_ppm,
+						    &default_preempt_ppm);
+	const struct bench_list *pu = bench_list_or(&cfg->hold_preempt_us,
+						    &default_preempt_us);
+	int h, t, d, g, i, j, n = 0;
 
+	for (i = 0; i < pp->n; i++)
+	for (j = 0; j < pu->n; j++)
 	for (g = 0; g < hogs->n; g++)
 	for (d = 0; d < duties->n; d++)
 	for (t = 0; t < tpc->n; t++)
 	for (h = 0; h < holds->n && n < max; h++) {
-		struct bench_point *pt = &pts[n++];
+		struct bench_point *pt;
 		long threads = (cfg->ncpus * tpc->v[t] + 5) / 10;
+		int len;
 
+		/* Without preemptions their length means nothing: once. */
+		if (pp->v[i] == 0 && j > 0)
+			continue;
+		pt = &pts[n++];
 		bench_axes_init(&pt->ax);
 		pt->ax.hold_us = holds->v[h];
 		pt->ax.duty = duties->v[d];
 		pt->ax.threads = threads < 2 ? 2 : threads;
 		pt->ax.tpc10 = tpc->v[t];
 		pt->ax.hogs = hogs->v[g];
-		snprintf(pt->id, sizeof(pt->id), "h%ld-d%ld-t%ld-g%ld",
-			 holds->v[h], duties->v[d], pt->ax.threads, hogs->v[g]);
+		pt->ax.preempt_ppm = pp->v[i];
+		pt->ax.preempt_us = pp->v[i] ? pu->v[j] : 0;
+		len = snprintf(pt->id, sizeof(pt->id), "h%ld-d%ld-t%ld-g%ld",
+			       holds->v[h], duties->v[d], pt->ax.threads,
+			       hogs->v[g]);
+		if (pp->v[i])
+			snprintf(pt->id + len, sizeof(pt->id) - len, "-p%ld-D%ld",
+				 pp->v[i], pu->v[j]);
 	}
 	return n;
 }
@@ -73,6 +96,8 @@ static int run(const struct bench_config *cfg, const struct bench_point *pt,
 	if (c.in_rounds == 0)
 		c.in_rounds = 1;
 	c.measure_holder = 1;
+	c.preempt_ppm = ax->preempt_ppm;
+	c.preempt_us = (unsigned int)ax->preempt_us;
 	c.seed = (unsigned int)round;
 	return bench_contention_run(&c, res);
 }
