@@ -35,7 +35,7 @@ static const struct {
 	M(spin_refused_per_kop), M(blocks_per_kop), M(handoffs_per_kop),
 	M(spin_preempted_per_kop), M(spin_budget_per_kop),
 	M(passed_to_spinner_per_kop), M(slice_requests_per_kop),
-	M(slice_granted_per_kop),
+	M(slice_granted_per_kop), M(shadow_off_per_kop), M(shadow_off_us_per_op),
 	M(reads_per_s), M(offered_per_s), M(wake_late_p99_us), M(ns_per_op),
 	M(hog_cpus), M(preempt_kicks_per_kop), M(preempt_served_per_kop),
 	M(preempt_us_per_op), M(preempt_rt),

@@ -71,6 +71,9 @@ struct bench_result {
 	/* The owner's side: rseq time slice extension (libuspin). */
 	double slice_requests_per_kop;	/* sections that asked for it */
 	double slice_granted_per_kop;	/* ... extended past a preemption */
+	/* Shadow mode (USPIN_SHADOW=1, a blind spin looking on). */
+	double shadow_off_per_kop;	/* phases that spun on an owner off CPU */
+	double shadow_off_us_per_op;	/* ... that spin: what the rule saves */
 	/* Workload-specific. */
 	double reads_per_s;		/* kv: lookups */
 	double offered_per_s;		/* open loop: arrivals scheduled */

@@ -47,6 +47,8 @@ void bench_thread_stats_add(struct uspin_thread_stats *a,
 	a->slice_requests += b->slice_requests;
 	a->slice_granted += b->slice_granted;
 	a->slice_yields += b->slice_yields;
+	a->shadow_off_phases += b->shadow_off_phases;
+	a->shadow_ns_off += b->shadow_ns_off;
 }
 
 void bench_thread_stats_fill(struct bench_result *r,
@@ -66,4 +68,6 @@ void bench_thread_stats_fill(struct bench_result *r,
 	r->passed_to_spinner_per_kop = st->passed_to_spinner * 1e3 / ops;
 	r->slice_requests_per_kop = st->slice_requests * 1e3 / ops;
 	r->slice_granted_per_kop = st->slice_granted * 1e3 / ops;
+	r->shadow_off_per_kop = st->shadow_off_phases * 1e3 / ops;
+	r->shadow_off_us_per_op = st->shadow_ns_off / 1e3 / ops;
 }

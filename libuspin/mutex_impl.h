@@ -70,6 +70,12 @@ struct uspin_setup {
 	uint64_t spin_cap, preempt_gap;
 	int spin_cap_from_env;
 	unsigned int max_spinners;
+	/*
+	 * Shadow mode (USPIN_SHADOW=1): the blind spins (spin, spin-capped)
+	 * look up the owner's running state as user-adaptive does, without
+	 * acting on it, and count what stopping would have saved.
+	 */
+	int shadow;
 	/* The rseq time-slice extension (slice_ext.c). */
 	enum uspin_slice_policy slice_policy;	/* USPIN_SLICE_EXT */
 	int slice_available;		/* the kernel would enable it */
@@ -130,6 +136,7 @@ struct uspin_stats {
 	uint64_t spin_cycles_acquired, spin_cycles_wasted;
 	uint64_t spin_owner_off, spin_refused, blocks, handoffs;
 	uint64_t spin_preempted, spin_budget_ended, passed_to_spinner;
+	uint64_t shadow_off_phases, shadow_cycles_off;
 };
 extern USPIN_TLS struct uspin_stats uspin_stats USPIN_HIDDEN;
 

@@ -222,6 +222,19 @@ static void read_spin_cap_env(struct uspin_setup *s)
 	s->spin_cap_from_env = 1;
 }
 
+/* USPIN_SHADOW=1: shadow mode for the blind spins (mutex_impl.h). */
+static void read_shadow_env(struct uspin_setup *s)
+{
+	const char *env = getenv("USPIN_SHADOW");
+
+	if (!env || !*env || strcmp(env, "0") == 0)
+		return;
+	if (strcmp(env, "1") == 0)
+		s->shadow = 1;
+	else
+		fprintf(stderr, "uspin: USPIN_SHADOW=%s is not 0 or 1; using 0\n", env);
+}
+
 static int parse_policy(const char *s, enum uspin_policy *p)
 {
 	int i;
@@ -299,6 +312,7 @@ static void setup(void)
 	s->max_spinners = max_spinners(s->ncpus);
 	calibrate(s);
 	read_spin_cap_env(s);
+	read_shadow_env(s);
 	s->futex_lock = probe_futex_lock(0);
 	s->futex_lock_adaptive = s->futex_lock && probe_futex_lock(1);
 	s->futex_unlock = s->futex_lock && probe_futex_unlock();

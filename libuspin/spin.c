@@ -18,7 +18,11 @@
  * An owner the provider cannot tell about gets the blind budget.  The
  * controls of the evaluation share all of this but the rule that ends the
  * spin: SPIN_OWNER_LEARNED ends at v2's learned budget, SPIN_CAPPED never
- * looks at the running state, SPIN_BOUNDED does neither.
+ * looks at the running state, SPIN_BOUNDED does neither.  In shadow mode
+ * (USPIN_SHADOW=1) the two blind kinds look it up on every read, as
+ * USER_ADAPTIVE does, and only count the spin from the first sight of an
+ * owner that user-adaptive would have stopped for: the saving the running
+ * state offers at that point, measured by the spinner that lacks it.
  *
  * Time is the cycle counter of cycles.h (no system call, no clock read,
  * whatever the clocksource); budgets come from setup.c and spin_tuning.h.
@@ -237,6 +241,23 @@ enum spin_end {
 	SPIN_PREEMPTED,		/* the spinner itself was descheduled */
 };
 
+/*
+ * Would USER_ADAPTIVE stop for the owner @tid now?  Off its CPU, or on
+ * ours (it waits for us); @my_cpu is looked up once, when first needed.
+ */
+static int owner_stops_informed(uint32_t tid, int *my_cpu)
+{
+	uint32_t e = uspin_rs_entry(tid);
+
+	if (e == USPIN_RS_ENTRY_OFF)
+		return 1;
+	if (e == USPIN_RS_ENTRY_UNKNOWN)
+		return 0;
+	if (*my_cpu < 0)
+		*my_cpu = sched_getcpu();
+	return (int)(e - USPIN_RS_ENTRY_CPU0) == *my_cpu;
+}
+
 /* Where a spin of @kind ends unless something stops it first. */
 static uint64_t spin_end_of(enum uspin_spin_kind kind, uint64_t start,
 			    uint64_t blind, uint32_t est)
@@ -262,9 +283,10 @@ int uspin_spin(uspin_mutex_t *m, uint32_t take, enum uspin_spin_kind kind,
 {
 	const struct uspin_setup *s = uspin_setup();
 	int informed = kind == SPIN_OWNER_RUNNING || kind == SPIN_OWNER_LEARNED;
+	int shadow = !informed && s->shadow;
 	int shared = mutex_futex_shared(m), my_cpu = -1;
 	uint32_t est = estimate_of(m), v, owner = 0;
-	uint64_t blind, start, end, now, prev, alive;
+	uint64_t blind, start, end, now, prev, alive, off_since = 0;
 	unsigned int backoff = 1;
 	enum spin_end how;
 
@@ -299,6 +321,9 @@ int uspin_spin(uspin_mutex_t *m, uint32_t take, enum uspin_spin_kind kind,
 			how = SPIN_GAVE_UP;
 			break;
 		}
+		if (shadow && !off_since &&
+		    owner_stops_informed(WORD_TID(v), &my_cpu))
+			off_since = uspin_cycles();
 		if (informed && WORD_TID(v) != owner) {
 			uint32_t e = uspin_rs_entry(WORD_TID(v));
 
@@ -350,6 +375,10 @@ int uspin_spin(uspin_mutex_t *m, uint32_t take, enum uspin_spin_kind kind,
 	if (how != SPIN_ACQUIRED && take_free(m, CMM_LOAD_SHARED(m->word), take))
 		how = SPIN_ACQUIRED;
 
+	if (off_since) {
+		uspin_stats.shadow_off_phases++;
+		uspin_stats.shadow_cycles_off += uspin_cycles() - off_since;
+	}
 	now = uspin_cycles() - start;
 	switch (how) {
 	case SPIN_ACQUIRED:

@@ -27,6 +27,8 @@ int uspin_thread_stats(struct uspin_thread_stats *st, size_t size, int reset)
 		.spin_preempted = t->spin_preempted,
 		.spin_budget_ended = t->spin_budget_ended,
 		.passed_to_spinner = t->passed_to_spinner,
+		.shadow_off_phases = t->shadow_off_phases,
+		.shadow_ns_off = uspin_cycles_to_ns(t->shadow_cycles_off),
 		.slice_requests = uspin_slice.requests,
 		.slice_granted = uspin_slice.granted,
 		.slice_yields = uspin_slice.yields,

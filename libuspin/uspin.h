@@ -118,6 +118,9 @@ struct uspin_spin_parameters {
 	uint64_t handoff_after_ns;	/* a waiter blocked this long gets the
 					   lock handed over; sleepers are
 					   passed over for spinners this long */
+	int shadow;			/* USPIN_SHADOW=1: blind spins count
+					   what the running state would save
+					   (uspin_thread_stats' shadow_*) */
 };
 
 int uspin_spin_parameters(struct uspin_spin_parameters *p, size_t size);
@@ -147,6 +150,11 @@ struct uspin_thread_stats {
 	uint64_t slice_granted;		/* ... still extended at the unlock */
 	uint64_t slice_yields;		/* ... whose rseq_slice_yield() ended
 					   an active grant (<= slice_granted) */
+	/* Shadow mode (USPIN_SHADOW=1; blind spins only): */
+	uint64_t shadow_off_phases;	/* phases that saw the owner off a CPU
+					   (or on ours) and spun on */
+	uint64_t shadow_ns_off;		/* their time from that sight on: what
+					   user-adaptive's rule would not spend */
 };
 
 int uspin_thread_stats(struct uspin_thread_stats *st, size_t size, int reset);

@@ -19,6 +19,7 @@ extern const struct bench_lock bench_lock_futex_wait,
 	bench_lock_uspin_spin, bench_lock_uspin_kernel_adaptive,
 	bench_lock_uspin_user_adaptive, bench_lock_uspin_user_adaptive_futex_wait,
 	bench_lock_uspin_user_adaptive_bounded, bench_lock_uspin_spin_capped,
+	bench_lock_uspin_spin_capped_shadow,
 	bench_lock_uspin_block_slice, bench_lock_uspin_spin_slice,
 	bench_lock_uspin_user_adaptive_slice;
 
@@ -42,6 +43,7 @@ const struct bench_lock *const bench_locks[] = {
 	&bench_lock_uspin_user_adaptive_futex_wait,
 	&bench_lock_uspin_user_adaptive_bounded,
 	&bench_lock_uspin_spin_capped,
+	&bench_lock_uspin_spin_capped_shadow,
 	&bench_lock_uspin_block_slice,
 	&bench_lock_uspin_spin_slice,
 	&bench_lock_uspin_user_adaptive_slice,

@@ -134,6 +134,9 @@ static void us_destroy(void *l)
 
 static const char *const slice_off_env[] = { "USPIN_SLICE_EXT=0", NULL };
 static const char *const slice_on_env[] = { "USPIN_SLICE_EXT=1", NULL };
+static const char *const shadow_env[] = {
+	"USPIN_SHADOW=1", "USPIN_SLICE_EXT=0", NULL
+};
 static const char *const fwait_env[] = {
 	"USPIN_WAIT=futex-wait", "USPIN_SLICE_EXT=0", NULL
 };
@@ -145,6 +148,16 @@ static const char *us_slice_probe(void)
 
 	if (uspin_slice_extension(&si, sizeof(si)) != 0 || !si.available)
 		return "no rseq time slice extension on this kernel (Linux 7.0+ or kernel/patches/rseq-slice)";
+	return NULL;
+}
+
+/* Shadow mode counts something only where the running state is known. */
+static const char *us_shadow_probe(void)
+{
+	struct uspin_info info = us_info();
+
+	if (strcmp(info.running_state, "none") == 0)
+		return "no running-state provider: shadow mode would see nothing";
 	return NULL;
 }
 
@@ -185,6 +198,16 @@ const struct bench_lock bench_lock_uspin_user_adaptive_bounded =
 		   us_uadapt_describe);
 const struct bench_lock bench_lock_uspin_spin_capped =
 	USPIN_LOCK("uspin_spin_capped", us_capped_init, NULL, us_slow_path);
+/*
+ * The blind control in shadow mode (USPIN_SHADOW=1): it spins exactly as
+ * uspin_spin_capped but looks the owner up on every read, as the proposal
+ * does, and counts the spin from the first sight of an owner the proposal
+ * would have stopped for (shadow_* columns): the saving on offer at every
+ * point, measured by the spinner that does not take it.
+ */
+const struct bench_lock bench_lock_uspin_spin_capped_shadow =
+	USPIN_LOCK_ENV("uspin_spin_capped_shadow", us_capped_init, us_shadow_probe,
+		       us_uadapt_describe, shadow_env);
 
 const struct bench_lock bench_lock_uspin_user_adaptive_futex_wait = {
 	.name = "uspin_user_adaptive_futex_wait",
