@@ -9,11 +9,11 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <urcu/uatomic.h>
 
+#include "../tests/sys_util.h"
 #include "clock.h"
 #include "preemptor.h"
 
@@ -26,12 +26,6 @@ struct bench_preemptor_slot {
 	unsigned long runs;
 	uint64_t busy_ticks;
 } __attribute__((aligned(128)));
-
-static long futex_shared(uint32_t *w, int op, uint32_t val)
-{
-	/* Not FUTEX_PRIVATE_FLAG: the word is in a MAP_SHARED mapping. */
-	return syscall(SYS_futex, w, op, val, NULL, NULL, 0);
-}
 
 /* In the child of a process that may have threads: syscalls only. */
 static void __attribute__((noreturn)) preemptor_main(struct bench_preemptor_slot *s,
@@ -54,8 +48,9 @@ static void __attribute__((noreturn)) preemptor_main(struct bench_preemptor_slot
 		uatomic_set(&s->mode, MODE_OTHER);
 	}
 	for (;;) {
+		/* Not FUTEX_PRIVATE_FLAG: the word is in a MAP_SHARED mapping. */
 		while ((us = uatomic_read(&s->us)) == 0)
-			futex_shared(&s->us, FUTEX_WAIT, 0);
+			sys_futex(&s->us, FUTEX_WAIT, 0, NULL);
 		t0 = bench_ticks();
 		end = t0 + (uint64_t)(us * 1e3 / bench_ns_per_tick);
 		while (bench_ticks() < end)
@@ -122,7 +117,7 @@ int bench_preemptor_kick(struct bench_preemptors *p, uint32_t us)
 	s = &p->slots[p->slot_of_cpu[cpu]];
 	if (uatomic_cmpxchg(&s->us, 0, us) != 0)
 		return 0;
-	futex_shared(&s->us, FUTEX_WAKE, 1);
+	sys_futex(&s->us, FUTEX_WAKE, 1, NULL);
 	return 1;
 }
 

@@ -31,6 +31,7 @@ int test_setup_info_main(void)
 		return 1;
 	printf("spin_cap_ns=%llu\n", (unsigned long long)sp.cap_ns);
 	printf("spin_cap_from_env=%d\n", sp.cap_from_env);
+	printf("shadow=%d\n", sp.shadow);
 	printf("auto_policy=%s\n", uspin_policy_name(info.auto_policy));
 	printf("overridden=%d\n", info.policy_overridden);
 	printf("provider=%s\n", info.running_state);
@@ -185,6 +186,28 @@ START_TEST(spin_cap_env_sets_the_cap)
 }
 END_TEST
 
+/* USPIN_SHADOW: 1 on, 0 or unset off; anything else reported, off. */
+START_TEST(shadow_env_sets_shadow_mode)
+{
+	static const char *const on[] = { "USPIN_SHADOW=1", NULL };
+	static const char *const off[] = { "USPIN_SHADOW=0", NULL };
+	static const char *const unset[] = { "-USPIN_SHADOW", NULL };
+	static const char *const bad[] = { "USPIN_SHADOW=yes", NULL };
+	struct run r;
+
+	run_info(&r, unset, 0);
+	assert_line(&r, "shadow=0");
+	run_info(&r, on, 0);
+	assert_line(&r, "shadow=1");
+	run_info(&r, off, 0);
+	assert_line(&r, "shadow=0");
+	run_info(&r, bad, 0);
+	assert_line(&r, "shadow=0");
+	ck_assert_msg(strstr(r.err, "USPIN_SHADOW=yes") != NULL,
+		      "no message for USPIN_SHADOW=yes on stderr: '%s'", r.err);
+}
+END_TEST
+
 START_TEST(policy_env_leaves_explicit_policies_alone)
 {
 	static const char *const env[] = { "USPIN_POLICY=block", NULL };
@@ -277,6 +300,7 @@ Suite *suite_setup(void)
 	tcase_add_test(tc, policy_env_bad_value_is_reported_and_ignored);
 	tcase_add_test(tc, policy_env_leaves_explicit_policies_alone);
 	tcase_add_test(tc, spin_cap_env_sets_the_cap);
+	tcase_add_test(tc, shadow_env_sets_shadow_mode);
 	tcase_add_test(tc, wait_env_keeps_kernel_ops_out);
 	tcase_add_test(tc, provider_none_answers_unknown);
 	tcase_add_test(tc, provider_unknown_name_falls_back_to_none);
