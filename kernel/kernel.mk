@@ -31,10 +31,10 @@ KERNEL_HDR       := $(KERNEL_BUILD_DIR)/hdr/include
 KERNEL_STAMP     := $(KERNEL_BUILD_DIR)/.uspin-headers
 
 # To build the kernel (tinyconfig needs neither OpenSSL nor modules tools)
-# and boot it; busybox-static is also the guest's userland.  vm-rs-cost's
-# perf is in DEB_BENCH.
+# and boot it; busybox-static is also the guest's userland.  6.12's
+# headers_install copies with rsync.  vm-rs-cost's perf is in DEB_BENCH.
 DEB_KERNEL += qemu-system-x86 busybox-static linux-source-6.12 build-essential \
-	      flex bison bc libelf-dev cpio patch xz-utils gzip
+	      flex bison bc libelf-dev cpio patch xz-utils gzip rsync
 DEB_BENCH  += linux-perf
 
 # Guest test programs: static, against the patched uapi headers (so the
