@@ -598,16 +598,33 @@ START_TEST(test_unlock_wakes_waiter)
 }
 END_TEST
 
+/* Take the word back from a waiter FUTEX_UNLOCK woke; wait until it lost. */
+static int steal_from_woken(uint32_t me)
+{
+	uint32_t zero = 0;
+
+	if (!__atomic_compare_exchange_n(&hw, &zero, me, 0, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		return 0;
+	/* The waiter retries, loses and marks the word. */
+	for (int i = 0; i < 30000 && load(&hw) != (me | FUTEX_WAITERS); i++)
+		sleep_ms(1);
+	ck_assert_uint_eq(load(&hw), me | FUTEX_WAITERS);
+	return 1;
+}
+
 /*
  * The anti-starvation rule: a waiter woken by FUTEX_UNLOCK that loses its
  * retry (here to us, taking the lock back in user space at once) starves,
  * and the next FUTEX_UNLOCK hands it the lock: the word names it when
- * FUTEX_UNLOCK returns, before it even runs.  If the waiter wins the race
- * instead, the round is repeated.
+ * FUTEX_UNLOCK returns, before it even runs.  A FUTEX_LOCK_ADAPTIVE waiter
+ * is handed it only while it spins (not here: we sleep while we hold it)
+ * or once it lost twice; it may also have taken the word itself since it
+ * was woken.  If the waiter wins a race, the round is repeated.
  */
 START_TEST(test_unlock_handoff)
 {
-	uint32_t me = gettid(), zero;
+	uint32_t me = gettid();
 	int stolen = 0;
 
 	hw_op = OP_PRIVATE(_i);
@@ -618,17 +635,15 @@ START_TEST(test_unlock_handoff)
 		hw = me;
 		t = start_handoff_waiter();
 		ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
-		zero = 0;
-		stolen = __atomic_compare_exchange_n(&hw, &zero, me, 0,
-						     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+		stolen = steal_from_woken(me);
 		if (stolen) {
-			/* The waiter retries, loses and marks the word. */
-			for (int i = 0; i < 30000 && load(&hw) != (me | FUTEX_WAITERS); i++)
-				sleep_ms(1);
-			ck_assert_uint_eq(load(&hw), me | FUTEX_WAITERS);
 			ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
+			if (ops[_i] == FUTEX_LOCK_ADAPTIVE && load(&hw) != (uint32_t)hw_tid)
+				stolen = steal_from_woken(me) &&
+					 futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG) == 0;
 			/* Handed over: no other waiter, so no FUTEX_WAITERS. */
-			ck_assert_uint_eq(load(&hw), (uint32_t)hw_tid);
+			if (stolen)
+				ck_assert_uint_eq(load(&hw), (uint32_t)hw_tid);
 		}
 		hw_release = 1;
 		ck_assert_msg(join_within(t, 30, &r) == 0, "waiter hung");
@@ -654,7 +669,7 @@ static void *second_waiter(void *arg)
 
 START_TEST(test_unlock_handoff_keeps_waiters)
 {
-	uint32_t me = gettid(), zero;
+	uint32_t me = gettid();
 	int stolen = 0;
 
 	hw_op = OP_PRIVATE(_i);
@@ -670,15 +685,15 @@ START_TEST(test_unlock_handoff_keeps_waiters)
 			sleep_ms(1);
 		ck_assert_msg(wait_until_sleeping(getpid(), t2_tid), "second waiter never slept");
 		ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
-		zero = 0;
-		stolen = __atomic_compare_exchange_n(&hw, &zero, me, 0,
-						     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+		stolen = steal_from_woken(me);
 		if (stolen) {
-			for (int i = 0; i < 30000 && load(&hw) != (me | FUTEX_WAITERS); i++)
-				sleep_ms(1);
-			ck_assert_uint_eq(load(&hw), me | FUTEX_WAITERS);
 			ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
-			ck_assert_uint_eq(load(&hw), (uint32_t)hw_tid | FUTEX_WAITERS);
+			if (ops[_i] == FUTEX_LOCK_ADAPTIVE &&
+			    load(&hw) != ((uint32_t)hw_tid | FUTEX_WAITERS))
+				stolen = steal_from_woken(me) &&
+					 futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG) == 0;
+			if (stolen)
+				ck_assert_uint_eq(load(&hw), (uint32_t)hw_tid | FUTEX_WAITERS);
 		}
 		hw_release = 1;
 		ck_assert_msg(join_within(t, 30, &r) == 0, "waiter hung");
@@ -999,6 +1014,118 @@ START_TEST(test_unlock_passes_over_woken_waiter)
 }
 END_TEST
 
+/*
+ * A FUTEX_LOCK_ADAPTIVE waiter is handed the lock only while it runs: one
+ * that starves asleep is woken instead (the word is 0 when FUTEX_UNLOCK
+ * returns), until it has lost twice.  The waiter is SCHED_IDLE on our CPU,
+ * so it runs only while we sleep: it never spins (we sleep while we hold
+ * the word), and it cannot have taken the word before we look.  v2 handed
+ * it the word asleep after one loss, and the lock idled until it ran.
+ */
+static void *idle_handoff_waiter(void *arg)
+{
+	struct sched_param sp = { 0 };
+
+	pin_to_cpu(*(int *)arg);
+	if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp))
+		return (void *)(long)errno;
+	return handoff_waiter(NULL);
+}
+
+START_TEST(test_unlock_hands_over_only_running)
+{
+	uint32_t me = gettid();
+	int cpu = 0;
+	pthread_t t;
+	void *r;
+
+	pin_to_cpu(cpu);
+	hw = me;
+	hw_op = FUTEX_LOCK_ADAPTIVE_PRIVATE;
+	hw_tid = 0;
+	hw_release = 0;
+	ck_assert_int_eq(pthread_create(&t, NULL, idle_handoff_waiter, &cpu), 0);
+	while (!hw_tid)
+		sleep_ms(1);
+	ck_assert_msg(wait_until_sleeping(getpid(), hw_tid), "waiter never slept");
+
+	/* Woken; it cannot run before we take the word back. */
+	ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
+	ck_assert_msg(steal_from_woken(me), "the SCHED_IDLE waiter ran first");
+	ck_assert(wait_until_sleeping(getpid(), hw_tid));
+	/* Lost once, asleep: woken, not handed the word. */
+	ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
+	ck_assert_msg(load(&hw) == 0, "word %#x: handed to a sleeping waiter", load(&hw));
+	ck_assert_msg(steal_from_woken(me), "the SCHED_IDLE waiter ran first");
+	ck_assert(wait_until_sleeping(getpid(), hw_tid));
+	/* Lost twice: handed the word, asleep. */
+	ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
+	ck_assert_uint_eq(load(&hw), (uint32_t)hw_tid);
+
+	hw_release = 1;
+	ck_assert_msg(join_within(t, 30, &r) == 0, "waiter hung");
+	ck_assert_ptr_null(r);
+	ck_assert_uint_eq(hw_seen, (uint32_t)hw_tid);
+	ck_assert_uint_eq(load(&hw), 0);
+}
+END_TEST
+
+/*
+ * A FUTEX_LOCK_ADAPTIVE waiter that FUTEX_UNLOCK woke and that lost its
+ * retry spins while the new owner runs (state R), still first in line, and
+ * the next FUTEX_UNLOCK hands it the word.  We hold the word on CPU 0
+ * without sleeping; the waiter has CPU 1.  v2's woken waiter went back to
+ * sleep at once (state S).
+ */
+static void *pinned_handoff_waiter(void *arg)
+{
+	pin_to_cpu(*(int *)arg);
+	return handoff_waiter(NULL);
+}
+
+START_TEST(test_woken_waiter_spins_again)
+{
+	uint32_t me = gettid(), zero;
+	int cpu = 1, tries, running = 0, samples = 0;
+	pthread_t t;
+	void *r;
+
+	pin_to_cpu(0);
+	hw_op = FUTEX_LOCK_ADAPTIVE_PRIVATE;
+	for (tries = 0; tries < 20 && !samples; tries++) {
+		hw = me;
+		hw_tid = 0;
+		hw_release = 0;
+		hw_seen = 0;
+		ck_assert_int_eq(pthread_create(&t, NULL, pinned_handoff_waiter, &cpu), 0);
+		while (!hw_tid)
+			sleep_ms(1);
+		ck_assert_msg(wait_until_sleeping(getpid(), hw_tid), "waiter never slept");
+		ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
+		zero = 0;
+		if (__atomic_compare_exchange_n(&hw, &zero, me, 0, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED)) {
+			/* Stay on our CPU until it has lost, then watch it. */
+			for (long i = 0; i < 2000000000L && load(&hw) != (me | FUTEX_WAITERS); i++)
+				;
+			ck_assert_uint_eq(load(&hw), me | FUTEX_WAITERS);
+			for (samples = 0; samples < 50; samples++)
+				running += task_state(getpid(), hw_tid) == 'R';
+			ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
+			/* Still spinning, still starving: handed the word. */
+			ck_assert_uint_eq(load(&hw), (uint32_t)hw_tid);
+		}
+		hw_release = 1;
+		ck_assert_msg(join_within(t, 30, &r) == 0, "waiter hung");
+		ck_assert_ptr_null(r);
+		ck_assert_uint_eq(hw_seen & FUTEX_TID_MASK, (uint32_t)hw_tid);
+	}
+	ck_assert_msg(samples, "the woken waiter always took the word first (20 tries)");
+	ck_assert_msg(running >= 45, "the woken waiter ran in %d of 50 samples: it slept",
+		      running);
+}
+END_TEST
+
 static Suite *futex_lock_suite(void)
 {
 	Suite *s = suite_create("futex_lock");
@@ -1056,6 +1183,11 @@ static Suite *futex_lock_suite(void)
 	tc = tcase_create("unlock_passes_over_woken_waiter");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_unlock_passes_over_woken_waiter);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("adaptive_handoff");
+	tcase_set_timeout(tc, 180);
+	tcase_add_test(tc, test_unlock_hands_over_only_running);
+	tcase_add_test(tc, test_woken_waiter_spins_again);
 	suite_add_tcase(s, tc);
 	return s;
 }
