@@ -34,10 +34,10 @@ BENCH_SPIN_GAPS   := $(BUILD)/bench-spin-gaps
 BENCH_BINS  := $(BENCH_UNCONTENDED) $(USPIN_BENCH) $(BENCH_COND_CSW) \
                $(BENCH_SPIN_GAPS)
 GUEST_BINS  += $(USPIN_BENCH_GUEST) $(BUILD)/guest/bench-spin-gaps
-# To build the harness (and run bench-check) / to run the benchmarks,
-# whose guest half boots the patched kernel.
-DEB_BENCH_BUILD += liburcu-dev python3
-DEB_BENCH  += $(DEB_BENCH_BUILD) gnuplot-nox valgrind $(DEB_KERNEL)
+# To build the harness and run bench-check, whose report draws the plots /
+# to run the benchmarks, whose guest half boots the patched kernel.
+DEB_BENCH_BUILD += liburcu-dev python3 gnuplot-nox
+DEB_BENCH  += $(DEB_BENCH_BUILD) valgrind $(DEB_KERNEL)
 
 # Shared pieces first (each depends only on those above it), then the
 # engine, the runner, the workloads (one file each) and the contenders

@@ -147,9 +147,9 @@ def plots_for(side, base, wl, caption):
             title = "%s (%s): %s relative to %s (%s is better)" % (
                 wl, facet_name(key + const), m.label, base, "higher" if m.higher_is_better else "lower")
             ylabel = "%s / %s's (median of per-round ratios, 95%% band)" % (m.label, base)
-            gnuplot.ratio_plot(os.path.join(plotdir, name), title, caption, x, ylabel, base,
-                               [(l, series[l]) for l in colours.order(series)], footnote)
-            made.append((name, "%s/plots/%s" % (side.name, name)))
+            if gnuplot.ratio_plot(os.path.join(plotdir, name), title, caption, x, ylabel, base,
+                                  [(l, series[l]) for l in colours.order(series)], footnote):
+                made.append((name, "%s/plots/%s" % (side.name, name)))
     return made
 
 

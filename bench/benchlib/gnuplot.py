@@ -10,7 +10,9 @@ bars with interval whiskers.
 Every plot carries a caption that says what was run.
 """
 import os
+import shutil
 import subprocess
+import sys
 
 from . import colours
 
@@ -23,7 +25,21 @@ def _q(s):
     return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def available():
+    return shutil.which("gnuplot") is not None
+
+
+_warned = []
+
+
 def _run(script_lines, datdir, base):
+    """Draws base.png and base.svg; [] without gnuplot (the report then links no plots)."""
+    if not available():
+        if not _warned:
+            print("report: no gnuplot on PATH: plots not drawn (apt-get install gnuplot-nox)",
+                  file=sys.stderr)
+            _warned.append(True)
+        return []
     made = []
     for term, ext in TERMINALS:
         lines = ["set terminal " + term, "set output %s" % _q(base + "." + ext)] + script_lines
