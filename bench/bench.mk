@@ -163,6 +163,15 @@ eval-plots:
 # Real applications (bench/apps/, docs/apps.md).
 include bench/apps/apps.mk
 
+# The evaluation's ratio tables recompute from the runs stored under
+# docs/eval/ (each is marked with the bench/compare.py command that made
+# it); the selftest shows that a changed number is caught.
+check-eval-tables:
+	python3 -B bench/check_eval_tables.py --selftest
+	python3 -B bench/check_eval_tables.py docs/evaluation.md
+.PHONY: check-eval-tables
+TEST_STEPS += check-eval-tables
+
 # The many-core model (bench/model/, docs/model.md): its properties in a
 # second; the whole run (primitives, validation, maps, sensitivity) into
 # docs/eval/model/, from the measured runs in docs/eval/v3-holdtime/.
