@@ -27,8 +27,9 @@
  *           builds with USPIN_PINGPONG_BPF)
  *   rseq    the per-thread areas of kernel/patches/rseq/: both threads
  *           register an area (prctl(PR_SCHED_THREAD_STATE)) or not; "off"
- *           still has the series' static key on (enabled by the first
- *           registration, never disabled)
+ *           still has the series' static key on: an idle thread keeps an
+ *           area registered for the whole run (v3's key is counted and
+ *           would turn off a second after the last area goes)
  *   --on CMD --off CMD   any pair of shell commands (e.g. another
  *           publication mechanism's switch), run before each sample
  * Needs root for the first two.
@@ -41,8 +42,9 @@
  *
  * --three-way: nothing / the array / the per-thread areas, in one process,
  * the three rotated rep by rep (ABC, BCA, CAB, then reversed): nothing is
- * sysctl 0 and no area; array is sysctl 1 (this process opted in); rseq is
- * sysctl 0 and both threads registered.  Reports each side and the paired
+ * sysctl 0 and no area of the two threads (the key holder's area keeps the
+ * rseq key on); array is sysctl 1 (this process opted in); rseq is sysctl 0
+ * and both threads registered.  Reports each side and the paired
  * differences to nothing.  Needs root and both series.
  *
  * --layout-cost needs no kernel support and no root: on a synthetic array,
@@ -90,8 +92,10 @@ static int opt_in = 1;		/* sysctl toggle: PR_SCHED_RS_ENABLE first */
 #define PP_PR_SCHED_TS_REGISTER		1
 #define PP_PR_SCHED_TS_UNREGISTER	2
 static int rseq_on;		/* rseq toggle: both threads register */
-/* The two threads' areas, a cache line each. */
-static uint32_t rseq_area[2][16] __attribute__((aligned(64)));
+/* The two threads' areas and the key holder's, a cache line each. */
+static uint32_t rseq_area[3][16] __attribute__((aligned(64)));
+static pthread_t key_holder;
+static int key_holder_pipe[2] = { -1, -1 };
 
 static int rseq_register(uint32_t *area)
 {
@@ -385,12 +389,34 @@ static const struct toggle toggle_sysctl = {
 	.teardown = sysctl_teardown,
 };
 
-/* Probe: register and unregister this thread. */
+/* Registered and blocked (never switched) until rseq_teardown(). */
+static void *hold_key(void *arg)
+{
+	char c;
+
+	(void)arg;
+	if (rseq_register(rseq_area[2]) == 0)
+		while (read(key_holder_pipe[0], &c, 1) < 0 && errno == EINTR)
+			;
+	return NULL;
+}
+
+/* Probe: register and unregister this thread; then hold the key on. */
 static int rseq_setup(void)
 {
 	int err = rseq_register(rseq_area[0]);
 
 	rseq_unregister();
+	if (err)
+		return err;
+	if (pipe(key_holder_pipe))
+		return -errno;
+	err = -pthread_create(&key_holder, NULL, hold_key, NULL);
+	if (err) {
+		close(key_holder_pipe[0]);
+		close(key_holder_pipe[1]);
+		key_holder_pipe[1] = -1;
+	}
 	return err;
 }
 
@@ -406,6 +432,12 @@ static void rseq_teardown(void)
 {
 	rseq_on = 0;
 	rseq_unregister();
+	if (key_holder_pipe[1] >= 0) {
+		close(key_holder_pipe[1]);	/* EOF ends hold_key() */
+		pthread_join(key_holder, NULL);
+		close(key_holder_pipe[0]);
+		key_holder_pipe[1] = -1;
+	}
 }
 
 static const struct toggle toggle_rseq = {

@@ -62,7 +62,8 @@ GUEST_BINS += $(BUILD)/guest/test-futex-lock $(BUILD)/guest/test-futex-lock-adap
 VM_SUITES ?= test-futex-lock test-futex-lock-adaptive futex-selftests uspin-fuzz \
 	     test-running-state-kernel running_state_test running-state-vdso \
 	     uspin-info test-uspin uspin-kill-futex-wait test-lockpath \
-	     thread_state_test test-rseq-state running-state-rseq test-rs-areas-shim \
+	     thread_state_test test-rseq-state running-state-rseq uspin-spin-rseq \
+	     test-rs-areas-shim \
 	     test-rseq-slice slice_test uspin-slice
 VM_TIMEOUT ?= 1800
 # The sanitizer kernels (debug, kcsan) fuzz longer and need more memory;
