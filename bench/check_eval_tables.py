@@ -10,9 +10,10 @@ aside) is a comment
 naming the command that produced it from the CSVs under docs/eval/.  The
 command runs (only bench/compare.py, without a shell); every row of the
 document's table must be a row of the command's table, cell for cell
-(labels in the header may differ; rows may be left out).  Prints one line
-per table and exits 1 on any difference, or if a document has no checked
-table at all.
+(labels in the header may differ; rows may be left out).  An indented
+code block in place of the table (the output of --tally) must be the
+command's output, line for line.  Prints one line per table and exits 1
+on any difference, or if a document has no checked table at all.
 
 usage: bench/check_eval_tables.py [DOC.md ...]   (default: docs/evaluation.md)
        bench/check_eval_tables.py --selftest     (a changed cell is caught)
@@ -41,12 +42,26 @@ def tables(lines, start):
     return rows if len(rows) >= 3 else None
 
 
+def text_block(lines, start):
+    """The indented code block at the first non-blank line at or after start."""
+    i = start
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    if i >= len(lines) or not lines[i].startswith("    "):
+        return None
+    out = []
+    while i < len(lines) and (lines[i].startswith("    ") or not lines[i].strip()):
+        out.append(lines[i][4:].rstrip())
+        i += 1
+    return [l for l in out if l]
+
+
 def body(rows):
     """point -> cells, without the header and the |---| line."""
     return {r[0]: r[1:] for r in rows[2:]}
 
 
-def recompute(cmd):
+def run(cmd):
     argv = shlex.split(cmd)
     if argv[:2] != ["python3", "bench/compare.py"]:
         raise ValueError("only python3 bench/compare.py may be run: %s" % cmd)
@@ -54,7 +69,11 @@ def recompute(cmd):
                          cwd=ROOT, capture_output=True, text=True)
     if out.returncode:
         raise ValueError("%s: exit %d: %s" % (cmd, out.returncode, out.stderr.strip()))
-    lines = out.stdout.splitlines()
+    return out.stdout.splitlines()
+
+
+def recompute(cmd):
+    lines = run(cmd)
     first = next((i for i, l in enumerate(lines) if l.startswith("|")), None)
     rows = tables(lines, first) if first is not None else None
     if not rows:
@@ -89,13 +108,22 @@ def check(path, mutate=None):
         if not m:
             continue
         rows = tables(lines, n + 1)
-        if not rows:
-            found.append((n + 1, m.group(1), ["no table follows the comment"]))
+        text = None if rows else text_block(lines, n + 1)
+        if not rows and not text:
+            found.append((n + 1, m.group(1), ["no table or code block follows the comment"]))
             continue
         if mutate:
-            rows = mutate(rows)
+            rows, text = mutate(rows, text)
         try:
-            found.append((n + 1, m.group(1), differences(rows, recompute(m.group(1)))))
+            if rows:
+                diffs = differences(rows, recompute(m.group(1)))
+            else:
+                got = [l.rstrip() for l in run(m.group(1)) if l.strip()]
+                diffs = ["line %d: document %r, recomputed %r" % (k + 1, w, g)
+                         for k, (w, g) in enumerate(zip(text, got)) if w != g]
+                if len(text) != len(got):
+                    diffs.append("%d lines, the command prints %d" % (len(text), len(got)))
+            found.append((n + 1, m.group(1), diffs))
         except ValueError as e:
             found.append((n + 1, m.group(1), [str(e)]))
     return found
@@ -113,20 +141,27 @@ def report(path, found):
             for d in diffs[:10]:
                 print("      " + d)
         else:
-            print("PASS: %s:%d: table recomputes: %s" % (path, line, cmd))
+            print("PASS: %s:%d: recomputes: %s" % (path, line, cmd))
     return 1 if bad else 0
 
 
 def selftest(path):
     """Changing one number of one table must be reported."""
-    def bump(rows):
-        rows = [list(r) for r in rows]
-        cell = rows[2][1]
-        rows[2][1] = re.sub(r"\d", lambda d: str((int(d.group()) + 1) % 10), cell, count=1)
-        return rows
+    def digit(text):
+        return re.sub(r"\d", lambda d: str((int(d.group()) + 1) % 10), text, count=1)
+
+    def bump(rows, text):
+        if rows:
+            rows = [list(r) for r in rows]
+            rows[2][1] = digit(rows[2][1])
+        else:
+            text = list(text)
+            k = next(i for i, l in enumerate(text) if re.search(r"\d", l))
+            text[k] = digit(text[k])
+        return rows, text
     found = check(path, bump)
     caught = bool(found) and all(d for _, _, d in found)
-    print("%s: selftest: a changed cell in each of %d tables %s" % (
+    print("%s: selftest: a changed number in each of %d blocks %s" % (
         "PASS" if caught else "FAIL", len(found), "is caught" if caught else "went unnoticed"))
     return 0 if caught else 1
 
