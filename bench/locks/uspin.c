@@ -17,9 +17,11 @@
  * same policy with USPIN_SLICE_EXT=1.  uspin_block_slice is the extension
  * alone (no spinning), uspin_user_adaptive_slice both sides together.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "lock.h"
 #include "uspin.h"
@@ -140,6 +142,14 @@ static const char *const shadow_env[] = {
 static const char *const fwait_env[] = {
 	"USPIN_WAIT=futex-wait", "USPIN_SLICE_EXT=0", NULL
 };
+static const char *const areas_env[] = {
+	"USPIN_RS_PROVIDER=rseq", "USPIN_SLICE_EXT=0", NULL
+};
+#define BUDGET_ENV(_us) { "USPIN_SPIN_CAP_US=" #_us, "USPIN_SLICE_EXT=0", NULL }
+static const char *const budget2_env[] = BUDGET_ENV(2);
+static const char *const budget10_env[] = BUDGET_ENV(10);
+static const char *const budget40_env[] = BUDGET_ENV(40);
+static const char *const budget200_env[] = BUDGET_ENV(200);
 
 /* The extension's variants need it on this kernel. */
 static const char *us_slice_probe(void)
@@ -158,6 +168,17 @@ static const char *us_shadow_probe(void)
 
 	if (strcmp(info.running_state, "none") == 0)
 		return "no running-state provider: shadow mode would see nothing";
+	return NULL;
+}
+
+/* prctl(PR_SCHED_THREAD_STATE) of kernel/patches/rseq/: register, drop. */
+static const char *us_areas_probe(void)
+{
+	static uint32_t area __attribute__((aligned(64)));
+
+	if (prctl(0x53545453, 1, (unsigned long)&area, 0UL, 0UL) != 0)
+		return "no per-thread running-state areas on this kernel (kernel/patches/rseq)";
+	prctl(0x53545453, 2, 0UL, 0UL, 0UL);
 	return NULL;
 }
 
@@ -208,6 +229,29 @@ const struct bench_lock bench_lock_uspin_spin_capped =
 const struct bench_lock bench_lock_uspin_spin_capped_shadow =
 	USPIN_LOCK_ENV("uspin_spin_capped_shadow", us_capped_init, us_shadow_probe,
 		       us_uadapt_describe, shadow_env);
+
+/*
+ * Fixed blind budgets (issue 21): the blind control with its cap set to B
+ * us (USPIN_SPIN_CAP_US), so the proposal is set against each budget a
+ * tuner could pick, not only against v3's 5 ms cap.
+ */
+const struct bench_lock bench_lock_uspin_blind_2us =
+	USPIN_LOCK_ENV("uspin_blind_2us", us_capped_init, NULL, us_slow_path,
+		       budget2_env);
+const struct bench_lock bench_lock_uspin_blind_10us =
+	USPIN_LOCK_ENV("uspin_blind_10us", us_capped_init, NULL, us_slow_path,
+		       budget10_env);
+const struct bench_lock bench_lock_uspin_blind_40us =
+	USPIN_LOCK_ENV("uspin_blind_40us", us_capped_init, NULL, us_slow_path,
+		       budget40_env);
+const struct bench_lock bench_lock_uspin_blind_200us =
+	USPIN_LOCK_ENV("uspin_blind_200us", us_capped_init, NULL, us_slow_path,
+		       budget200_env);
+
+/* The proposal reading the per-thread areas (rseq series), not the array. */
+const struct bench_lock bench_lock_uspin_user_adaptive_areas =
+	USPIN_LOCK_ENV("uspin_user_adaptive_areas", us_uadapt_init,
+		       us_areas_probe, us_uadapt_describe, areas_env);
 
 const struct bench_lock bench_lock_uspin_user_adaptive_futex_wait = {
 	.name = "uspin_user_adaptive_futex_wait",
