@@ -23,10 +23,10 @@ TABLE = {
     "uspin_spin_capped":               ("#8c6d31", 4, 4),
     # Fixed blind budgets: the blind control's hue, lighter as B grows.
     "uspin_blind_2us":                 ("#5d4a20", 2, 4),
-    "uspin_blind_10us":                ("#8c6d31", 2, 4),
+    "uspin_blind_10us":                ("#7f5f1f", 2, 4),
     "uspin_blind_40us":                ("#bd9e39", 2, 4),
     "uspin_blind_200us":               ("#e7ba52", 2, 4),
-    "uspin_user_adaptive_areas":       ("#d62728", 4, 7),
+    "uspin_user_adaptive_areas":       ("#e6550d", 4, 7),
     "uspin_kernel_adaptive":           ("#9467bd", 1, 5),
     "uspin_spin":                      ("#b07cc6", 2, 4),
     "uspin_block":                     ("#c5b0d5", 3, 6),
