@@ -16,8 +16,10 @@ command's output, line for line.  Prints one line per table and exits 1
 on any difference, or if a document has no checked table at all.
 
 usage: bench/check_eval_tables.py [DOC.md ...]   (default: docs/evaluation.md)
-       bench/check_eval_tables.py --selftest     (a changed cell is caught)
+       bench/check_eval_tables.py --selftest [DOC.md ...]
+                                 (a changed number is caught; then check DOC.md)
 """
+import concurrent.futures
 import os
 import re
 import shlex
@@ -61,7 +63,34 @@ def body(rows):
     return {r[0]: r[1:] for r in rows[2:]}
 
 
+_outputs = {}
+
+
+def prefetch(cmds):
+    """Runs the commands side by side (each is one Python process)."""
+    todo = [c for c in set(cmds) if c not in _outputs]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as ex:
+        for c, out in zip(todo, ex.map(_run_once, todo)):
+            _outputs[c] = out
+
+
 def run(cmd):
+    if cmd not in _outputs:
+        _outputs[cmd] = _run_once(cmd)
+    out = _outputs[cmd]
+    if isinstance(out, ValueError):
+        raise out
+    return out
+
+
+def _run_once(cmd):
+    try:
+        return _run(cmd)
+    except ValueError as e:
+        return e
+
+
+def _run(cmd):
     argv = shlex.split(cmd)
     if argv[:2] != ["python3", "bench/compare.py"]:
         raise ValueError("only python3 bench/compare.py may be run: %s" % cmd)
@@ -103,6 +132,7 @@ def check(path, mutate=None):
     with open(path) as f:
         lines = f.read().splitlines()
     found = []
+    prefetch([m.group(1) for m in map(MARK.match, lines) if m])
     for n, line in enumerate(lines):
         m = MARK.match(line)
         if not m:
@@ -170,16 +200,19 @@ def main(argv):
     if argv and argv[0] in ("-h", "--help"):
         print(__doc__.strip())
         return 0
+    rc = 0
     if argv and argv[0] == "--selftest":
-        return selftest(os.path.join(ROOT, "docs/evaluation.md"))
+        rc = selftest(os.path.join(ROOT, "docs/evaluation.md"))
+        argv = argv[1:]
+        if not argv:
+            return rc
     if any(a.startswith("-") for a in argv):
         sys.stderr.write("check_eval_tables.py: unknown option (usage: [DOC.md ...] | --selftest)\n")
         return 2
     paths = argv or [os.path.join(ROOT, "docs/evaluation.md")]
-    rc = 0
     for p in paths:
         if not os.path.isfile(p):
-            sys.stderr.write("check_eval_tables.py: %s: no such file\n" % p)
+            sys.stderr.write("check_eval_tables.py: %s: not a file\n" % p)
             return 2
         rc |= report(os.path.relpath(p, ROOT), check(p))
     return rc
