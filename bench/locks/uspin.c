@@ -24,6 +24,7 @@
 #include <sys/prctl.h>
 
 #include "lock.h"
+#include "running_state_abi.h"
 #include "uspin.h"
 
 _Static_assert(sizeof(uspin_mutex_t) <= BENCH_LOCK_SIZE,
@@ -145,11 +146,6 @@ static const char *const fwait_env[] = {
 static const char *const areas_env[] = {
 	"USPIN_RS_PROVIDER=rseq", "USPIN_SLICE_EXT=0", NULL
 };
-#define BUDGET_ENV(_us) { "USPIN_SPIN_CAP_US=" #_us, "USPIN_SLICE_EXT=0", NULL }
-static const char *const budget2_env[] = BUDGET_ENV(2);
-static const char *const budget10_env[] = BUDGET_ENV(10);
-static const char *const budget40_env[] = BUDGET_ENV(40);
-static const char *const budget200_env[] = BUDGET_ENV(200);
 
 /* The extension's variants need it on this kernel. */
 static const char *us_slice_probe(void)
@@ -176,9 +172,10 @@ static const char *us_areas_probe(void)
 {
 	static uint32_t area __attribute__((aligned(64)));
 
-	if (prctl(0x53545453, 1, (unsigned long)&area, 0UL, 0UL) != 0)
+	if (prctl(USPIN_PR_SCHED_THREAD_STATE, USPIN_PR_SCHED_TS_REGISTER,
+		  (unsigned long)&area, 0UL, 0UL) != 0)
 		return "no per-thread running-state areas on this kernel (kernel/patches/rseq)";
-	prctl(0x53545453, 2, 0UL, 0UL, 0UL);
+	prctl(USPIN_PR_SCHED_THREAD_STATE, USPIN_PR_SCHED_TS_UNREGISTER, 0UL, 0UL, 0UL);
 	return NULL;
 }
 
@@ -235,18 +232,17 @@ const struct bench_lock bench_lock_uspin_spin_capped_shadow =
  * us (USPIN_SPIN_CAP_US), so the proposal is set against each budget a
  * tuner could pick, not only against v3's 5 ms cap.
  */
-const struct bench_lock bench_lock_uspin_blind_2us =
-	USPIN_LOCK_ENV("uspin_blind_2us", us_capped_init, NULL, us_slow_path,
-		       budget2_env);
-const struct bench_lock bench_lock_uspin_blind_10us =
-	USPIN_LOCK_ENV("uspin_blind_10us", us_capped_init, NULL, us_slow_path,
-		       budget10_env);
-const struct bench_lock bench_lock_uspin_blind_40us =
-	USPIN_LOCK_ENV("uspin_blind_40us", us_capped_init, NULL, us_slow_path,
-		       budget40_env);
-const struct bench_lock bench_lock_uspin_blind_200us =
-	USPIN_LOCK_ENV("uspin_blind_200us", us_capped_init, NULL, us_slow_path,
-		       budget200_env);
+#define USPIN_BLIND_BUDGET(_us)						\
+	static const char *const budget##_us##_env[] = {		\
+		"USPIN_SPIN_CAP_US=" #_us, "USPIN_SLICE_EXT=0", NULL	\
+	};								\
+	const struct bench_lock bench_lock_uspin_blind_##_us##us =	\
+		USPIN_LOCK_ENV("uspin_blind_" #_us "us", us_capped_init,	\
+			       NULL, us_slow_path, budget##_us##_env)
+USPIN_BLIND_BUDGET(2);
+USPIN_BLIND_BUDGET(10);
+USPIN_BLIND_BUDGET(40);
+USPIN_BLIND_BUDGET(200);
 
 /* The proposal reading the per-thread areas (rseq series), not the array. */
 const struct bench_lock bench_lock_uspin_user_adaptive_areas =
