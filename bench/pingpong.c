@@ -87,10 +87,6 @@ static const char *cmd;		/* --cmd: the workload */
 static const char *preload;	/* --preload: LD_PRELOAD for it */
 static int opt_in = 1;		/* sysctl toggle: PR_SCHED_RS_ENABLE first */
 
-/* prctl(PR_SCHED_THREAD_STATE) of kernel/patches/rseq/ */
-#define PP_PR_SCHED_THREAD_STATE	0x53545453
-#define PP_PR_SCHED_TS_REGISTER		1
-#define PP_PR_SCHED_TS_UNREGISTER	2
 static int rseq_on;		/* rseq toggle: both threads register */
 /* The two threads' areas and the key holder's, a cache line each. */
 static uint32_t rseq_area[3][16] __attribute__((aligned(64)));
@@ -99,13 +95,13 @@ static int key_holder_pipe[2] = { -1, -1 };
 
 static int rseq_register(uint32_t *area)
 {
-	return prctl(PP_PR_SCHED_THREAD_STATE, PP_PR_SCHED_TS_REGISTER,
+	return prctl(USPIN_PR_SCHED_THREAD_STATE, USPIN_PR_SCHED_TS_REGISTER,
 		     (unsigned long)area, 0UL, 0UL) ? -errno : 0;
 }
 
 static void rseq_unregister(void)
 {
-	prctl(PP_PR_SCHED_THREAD_STATE, PP_PR_SCHED_TS_UNREGISTER, 0UL, 0UL, 0UL);
+	prctl(USPIN_PR_SCHED_THREAD_STATE, USPIN_PR_SCHED_TS_UNREGISTER, 0UL, 0UL, 0UL);
 }
 
 static double now_ns(void)

@@ -50,14 +50,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "running_state_abi.h"
 #include "running_state_providers.h"
-
-/* prctl(PR_SCHED_THREAD_STATE) of kernel/patches/rseq/ (<linux/prctl.h>) */
-#ifndef PR_SCHED_THREAD_STATE
-#define PR_SCHED_THREAD_STATE	0x53545453
-#define PR_SCHED_TS_REGISTER	1
-#define PR_SCHED_TS_UNREGISTER	2
-#endif
 
 #define RSEQ_AREA_SIZE		64u		/* one cache line per area */
 #define RSEQ_PID_MAX_LIMIT	(4u << 20)	/* PID_MAX_LIMIT on 64-bit */
@@ -144,7 +138,7 @@ static int register_self(uint32_t tid)
 	a = area_of(tid);
 	if (!a)
 		return ENOSPC;
-	err = prctl(PR_SCHED_THREAD_STATE, PR_SCHED_TS_REGISTER,
+	err = prctl(USPIN_PR_SCHED_THREAD_STATE, USPIN_PR_SCHED_TS_REGISTER,
 		    (unsigned long)(uintptr_t)a, 0UL, 0UL) != 0 ? errno : 0;
 	if (!err)
 		registered_tid = tid;

@@ -25,10 +25,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#ifndef PR_SCHED_THREAD_STATE
-#define PR_SCHED_THREAD_STATE	0x53545453
-#define PR_SCHED_TS_REGISTER	1
-#endif
+#include "running_state_abi.h"
 
 #define RS_AREAS_FLAG	"/tmp/uspin-rs-areas-on"
 
@@ -37,7 +34,7 @@ static uint32_t area[16] __attribute__((aligned(64)));
 
 static void register_area(void)
 {
-	if (prctl(PR_SCHED_THREAD_STATE, PR_SCHED_TS_REGISTER,
+	if (prctl(USPIN_PR_SCHED_THREAD_STATE, USPIN_PR_SCHED_TS_REGISTER,
 		  (unsigned long)area, 0UL, 0UL) != 0)
 		fprintf(stderr, "librs-areas: PR_SCHED_THREAD_STATE: %s\n",
 			strerror(errno));

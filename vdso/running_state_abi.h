@@ -30,6 +30,12 @@
 #define USPIN_PR_SCHED_RS_ENABLE	1
 #define USPIN_PR_SCHED_RS_GET		2
 
+/* The per-thread areas of kernel/patches/rseq/ (docs/rseq-state.md). */
+#define USPIN_PR_SCHED_THREAD_STATE	0x53545453	/* "STTS" */
+#define USPIN_PR_SCHED_TS_REGISTER	1
+#define USPIN_PR_SCHED_TS_UNREGISTER	2
+#define USPIN_PR_SCHED_TS_GET		3
+
 #define USPIN_RS_VERSION		2
 #define USPIN_RS_FLAG_OPTED_IN		0x1u	/* this process is published */
 #define USPIN_RS_FLAG_PUBLISHING	0x2u	/* kernel.sched_running_state=1 */

@@ -33,8 +33,16 @@
 
 #include "../sys_util.h"
 #include "mutex_impl.h"
+#include "running_state_abi.h"
 #include "running_state.h"
 #include "uspin.h"
+
+/* The library's copy of the prctl ABI must match the patched kernel's. */
+_Static_assert(USPIN_PR_SCHED_THREAD_STATE == PR_SCHED_THREAD_STATE &&
+	       USPIN_PR_SCHED_TS_REGISTER == PR_SCHED_TS_REGISTER &&
+	       USPIN_PR_SCHED_TS_UNREGISTER == PR_SCHED_TS_UNREGISTER &&
+	       USPIN_PR_SCHED_TS_GET == PR_SCHED_TS_GET,
+	       "vdso/running_state_abi.h and the kernel disagree on PR_SCHED_THREAD_STATE");
 
 #define EXIT_RACE_ROUNDS	10000
 
