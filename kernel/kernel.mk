@@ -160,7 +160,7 @@ $(BUILD)/guest/slice_test: $(KERNEL_STAMP)
 	  -I$(KERNEL_TREE)/tools/include -isystem $(KERNEL_HDR) -o $@ \
 	  $(RSEQ_SELFTESTS)/slice_test.c $(RSEQ_SELFTESTS)/rseq.c -ldl
 
-$(BUILD)/guest/test-rseq-state: tests/kernel/test_rseq_state.c vdso/running_state.h \
+$(BUILD)/guest/test-rseq-state: tests/kernel/test_rseq_state.c vdso/running_state.h vdso/running_state_abi.h \
 		tests/sys_util.h $(LIBUSPIN_A) $(KERNEL_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(KTEST_CFLAGS) $(CPPFLAGS) -isystem $(KERNEL_HDR) -o $@ $< \
@@ -177,7 +177,7 @@ $(BUILD)/guest/librs-optin.so: vdso/rs_optin.c vdso/running_state_abi.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $<
 
-$(BUILD)/guest/librs-areas.so: vdso/rs_areas_optin.c
+$(BUILD)/guest/librs-areas.so: vdso/rs_areas_optin.c vdso/running_state_abi.h
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -shared -o $@ $<
 
