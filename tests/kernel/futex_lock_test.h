@@ -157,6 +157,31 @@ static inline char task_state(pid_t pid, pid_t tid)
 	return p && p[1] == ' ' ? p[2] : 0;
 }
 
+/*
+ * Context switches of a task so far, voluntary and not (from /proc), or
+ * -1: an owner that left its CPU stops an adaptive spinner legitimately.
+ */
+static inline long task_switches(pid_t pid, pid_t tid)
+{
+	char path[64], line[128];
+	long n, sum = 0;
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %ld", &n) == 1 ||
+		    sscanf(line, "nonvoluntary_ctxt_switches: %ld", &n) == 1) {
+			sum += n;
+			found++;
+		}
+	fclose(f);
+	return found == 2 ? sum : -1;
+}
+
 /* Wait (sleeping, so adaptive spinners give up) until a task sleeps. */
 static inline int wait_until_sleeping(pid_t pid, pid_t tid)
 {

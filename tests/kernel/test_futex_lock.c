@@ -7,6 +7,7 @@
  * Adaptive-only behaviour (spinning) is in test_futex_lock_adaptive.c.
  */
 #include <check.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -1075,7 +1076,14 @@ END_TEST
  * retry spins while the new owner runs (state R), still first in line, and
  * the next FUTEX_UNLOCK hands it the word.  We hold the word on CPU 0
  * without sleeping; the waiter has CPU 1.  v2's woken waiter went back to
- * sleep at once (state S).
+ * sleep at once (state S).  A spin that must let another task run (a
+ * SCHED_FIFO thread waking on CPU 1) is taken up again once the waiter
+ * runs again, as long as the owner runs; the first v3 went to sleep.
+ *
+ * We own the word as SCHED_FIFO, so that no kworker preempts us: the owner
+ * leaving its CPU stops the spin as it should, and a round where we did
+ * anyway tells nothing and is run again, as one where the waiter took the
+ * word before us.
  */
 static void *pinned_handoff_waiter(void *arg)
 {
@@ -1083,46 +1091,155 @@ static void *pinned_handoff_waiter(void *arg)
 	return handoff_waiter(NULL);
 }
 
-START_TEST(test_woken_waiter_spins_again)
+/*
+ * A SCHED_FIFO thread on CPU 1 that, once posted @go, wakes @kicks times.
+ * Created before the round: a new thread starts on its creator's CPU.
+ */
+struct kicker {
+	pthread_t thread;
+	int kicks;
+	sem_t go;
+	volatile int done;
+};
+
+static void *kicker_main(void *arg)
 {
-	uint32_t me = gettid(), zero;
-	int cpu = 1, tries, running = 0, samples = 0;
+	struct kicker *k = arg;
+
+	while (sem_wait(&k->go))
+		;
+	for (int i = 0; i < k->kicks; i++)
+		sleep_ms(1);
+	k->done = 1;
+	return NULL;
+}
+
+static void kicker_start(struct kicker *k, int cpu)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int rc;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	pthread_attr_init(&attr);
+	pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+	pthread_attr_setschedparam(&attr, &sp);
+	sem_init(&k->go, 0, 0);
+	rc = pthread_create(&k->thread, &attr, kicker_main, k);
+	pthread_attr_destroy(&attr);
+	ck_assert_msg(rc == 0, "SCHED_FIFO thread on CPU %d: %s", cpu, strerror(rc));
+}
+
+/*
+ * One round; whether it tells: we took the word back first and kept our
+ * CPU throughout.  *@running: samples of 50 that found the waiter in state
+ * R; *@preempted: its context switches while @kicks wake-ups ran.
+ */
+static int woken_waiter_round(int kicks, int *running, long *preempted)
+{
+	struct sched_param fifo = { .sched_priority = 1 }, other = { 0 };
+	uint32_t me = gettid(), zero = 0;
+	struct kicker k = { .kicks = kicks };
+	int cpu = 1, told = 0;
+	long mine, waiter;
 	pthread_t t;
 	void *r;
 
+	hw = me;
+	hw_tid = 0;
+	hw_release = 0;
+	hw_seen = 0;
+	*running = 0;
+	*preempted = 0;
+	if (kicks)
+		kicker_start(&k, cpu);
+	ck_assert_int_eq(pthread_create(&t, NULL, pinned_handoff_waiter, &cpu), 0);
+	while (!hw_tid)
+		sleep_ms(1);
+	ck_assert_msg(wait_until_sleeping(getpid(), hw_tid), "waiter never slept");
+	ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
+	if (__atomic_compare_exchange_n(&hw, &zero, me, 0, __ATOMIC_ACQUIRE,
+					__ATOMIC_RELAXED)) {
+		ck_assert_int_eq(pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo), 0);
+		mine = task_switches(getpid(), me);
+		ck_assert_int_ge(mine, 0);
+		/* Stay on our CPU until it has lost, then watch it. */
+		for (long i = 0; i < 2000000000L && load(&hw) != (me | FUTEX_WAITERS); i++)
+			;
+		ck_assert_uint_eq(load(&hw), me | FUTEX_WAITERS);
+		if (kicks) {
+			waiter = task_switches(getpid(), hw_tid);
+			ck_assert_int_eq(sem_post(&k.go), 0);
+			for (long i = 0; i < 20000000000L && !k.done; i++)
+				;
+			ck_assert_msg(k.done, "the SCHED_FIFO thread never ran its %d wake-ups", kicks);
+			*preempted = task_switches(getpid(), hw_tid) - waiter;
+		}
+		waiter = task_switches(getpid(), hw_tid);
+		for (int i = 0; i < 50; i++)
+			*running += task_state(getpid(), hw_tid) == 'R';
+		ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
+		told = task_switches(getpid(), me) == mine;
+		ck_assert_int_eq(pthread_setschedparam(pthread_self(), SCHED_OTHER, &other), 0);
+		/*
+		 * Still spinning, still starving: handed the word.  Woken
+		 * instead, it was off its CPU as we unlocked: asleep (the
+		 * samples say so) or preempted just then (the round tells
+		 * nothing); never while it kept its CPU.
+		 */
+		if (told && *running >= 45 && load(&hw) != (uint32_t)hw_tid) {
+			ck_assert_uint_eq(load(&hw) & FUTEX_TID_MASK, 0);
+			ck_assert_msg(task_switches(getpid(), hw_tid) != waiter,
+				      "a waiter that spun throughout and kept its CPU was woken, not handed the word");
+			told = 0;
+		}
+	}
+	if (kicks) {
+		sem_post(&k.go);	/* if we took the word second */
+		ck_assert_int_eq(pthread_join(k.thread, NULL), 0);
+		sem_destroy(&k.go);
+	}
+	hw_release = 1;
+	ck_assert_msg(join_within(t, 30, &r) == 0, "waiter hung");
+	ck_assert_ptr_null(r);
+	ck_assert_uint_eq(hw_seen & FUTEX_TID_MASK, (uint32_t)hw_tid);
+	return told;
+}
+
+static void woken_waiter_spins(int kicks)
+{
+	int tries, told = 0, running = 0;
+	long preempted = 0;
+
 	pin_to_cpu(0);
 	hw_op = FUTEX_LOCK_ADAPTIVE_PRIVATE;
-	for (tries = 0; tries < 20 && !samples; tries++) {
-		hw = me;
-		hw_tid = 0;
-		hw_release = 0;
-		hw_seen = 0;
-		ck_assert_int_eq(pthread_create(&t, NULL, pinned_handoff_waiter, &cpu), 0);
-		while (!hw_tid)
-			sleep_ms(1);
-		ck_assert_msg(wait_until_sleeping(getpid(), hw_tid), "waiter never slept");
-		ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
-		zero = 0;
-		if (__atomic_compare_exchange_n(&hw, &zero, me, 0, __ATOMIC_ACQUIRE,
-						__ATOMIC_RELAXED)) {
-			/* Stay on our CPU until it has lost, then watch it. */
-			for (long i = 0; i < 2000000000L && load(&hw) != (me | FUTEX_WAITERS); i++)
-				;
-			ck_assert_uint_eq(load(&hw), me | FUTEX_WAITERS);
-			for (samples = 0; samples < 50; samples++)
-				running += task_state(getpid(), hw_tid) == 'R';
-			ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
-			/* Still spinning, still starving: handed the word. */
-			ck_assert_uint_eq(load(&hw), (uint32_t)hw_tid);
-		}
-		hw_release = 1;
-		ck_assert_msg(join_within(t, 30, &r) == 0, "waiter hung");
-		ck_assert_ptr_null(r);
-		ck_assert_uint_eq(hw_seen & FUTEX_TID_MASK, (uint32_t)hw_tid);
+	for (tries = 0; tries < 20 && !told; tries++) {
+		told = woken_waiter_round(kicks, &running, &preempted);
+		if (!told)
+			printf("woken_waiter_spins: round %d (kicks %d) tells nothing: we took the word second or left our CPU\n",
+			       tries, kicks);
 	}
-	ck_assert_msg(samples, "the woken waiter always took the word first (20 tries)");
-	ck_assert_msg(running >= 45, "the woken waiter ran in %d of 50 samples: it slept",
-		      running);
+	ck_assert_msg(told, "no round of 20 where we took the word first and kept our CPU");
+	if (kicks)
+		ck_assert_msg(preempted > 0, "%d SCHED_FIFO wake-ups on its CPU never preempted the waiter",
+			      kicks);
+	ck_assert_msg(running >= 45, "the woken waiter ran in %d of 50 samples (preempted %ld times before): it slept",
+		      running, preempted);
+}
+
+START_TEST(test_woken_waiter_spins_again)
+{
+	woken_waiter_spins(0);
+}
+END_TEST
+
+START_TEST(test_woken_waiter_spins_again_after_preemption)
+{
+	woken_waiter_spins(20);
 }
 END_TEST
 
@@ -1188,6 +1305,7 @@ static Suite *futex_lock_suite(void)
 	tcase_set_timeout(tc, 180);
 	tcase_add_test(tc, test_unlock_hands_over_only_running);
 	tcase_add_test(tc, test_woken_waiter_spins_again);
+	tcase_add_test(tc, test_woken_waiter_spins_again_after_preemption);
 	suite_add_tcase(s, tc);
 	return s;
 }
