@@ -94,13 +94,14 @@ END_TEST
 
 /* The spin knobs a check changes, restored after it. */
 struct knobs {
-	uint64_t spin_cap;
+	uint64_t spin_cap, preempt_gap;
 	unsigned int max_spinners;
 };
 
 static struct knobs knobs_set(uint64_t cap_us, unsigned int max_spinners)
 {
 	struct knobs old = { uspin_setup_state.spin_cap,
+			     uspin_setup_state.preempt_gap,
 			     uspin_setup_state.max_spinners };
 
 	uspin_setup_state.spin_cap = us_cycles(cap_us);
@@ -111,6 +112,7 @@ static struct knobs knobs_set(uint64_t cap_us, unsigned int max_spinners)
 static void knobs_restore(struct knobs old)
 {
 	uspin_setup_state.spin_cap = old.spin_cap;
+	uspin_setup_state.preempt_gap = old.preempt_gap;
 	uspin_setup_state.max_spinners = old.max_spinners;
 }
 
@@ -521,7 +523,11 @@ END_TEST
  * unlock wakes the sleeper.  Loop index: 0 the default path, 1 FUTEX_WAIT.
  * A loaded machine may deschedule the spinner first (then it blocks, as
  * it should): such a round counts only if nothing is lost, and at least
- * one of 20 rounds must see the word left to the spinner.
+ * one of 20 rounds must see the word left to the spinner.  The spinner
+ * must outlast a few 4 ms sleeps of a jiffies guest, and a loaded host
+ * stalls a TCG vCPU for longer than the self-preemption gap: the gap is
+ * off here (the spinner keeps its slot while descheduled), or no round
+ * would get that far.
  */
 struct taker {
 	pthread_t thread;
@@ -554,6 +560,7 @@ START_TEST(unlock_leaves_the_word_to_a_spinner)
 	struct knobs k = knobs_set(0, 1);
 	int round, passed = 0;
 
+	uspin_setup_state.preempt_gap = UINT64_MAX;
 	uspin_force_stock_kernel = _i;
 	for (round = 0; round < 20 && !passed; round++) {
 		struct taker sp = { .cpu = cpu_b }, sl = { .cpu = cpu_a };
