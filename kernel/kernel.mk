@@ -277,8 +277,8 @@ kernel-check-series:
 # kernel/config/distro.config), built into installable Debian packages
 # for a bare-metal run of `make bench` and `make bench-apps`
 # (docs/bare-metal.md).  `make vm-check KCONFIG=distro` boots the same
-# build in the VM.  Not part of check: 22 min on 2 cores (build-info.txt).
-KERNEL_PACKAGE_DEBS := dpkg-dev fakeroot rsync kmod libssl-dev bc flex bison libelf-dev
+# build in the VM.  Not part of check: 27 min on 2 cores for 6.12 (build-info.txt).
+KERNEL_PACKAGE_DEBS := dpkg-dev debhelper fakeroot rsync kmod libssl-dev bc flex bison libelf-dev
 kernel-package:
 	$(call deps-install,$(KERNEL_PACKAGE_DEBS) linux-source-6.12)
 	USPIN_CACHE=$(USPIN_CACHE) kernel/build --variant distro --package >/dev/null
