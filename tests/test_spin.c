@@ -277,7 +277,10 @@ END_TEST
  * the spin from its first sight of the sleeping owner: most of it.  Off,
  * it counts nothing.  Loop index 0: shadow on, 1: off.  A waiter
  * descheduled by other load before its first look counts that time as
- * spin, not as seen: the best of three tries must show it.
+ * spin, not as seen, and one that stops (self-preemption gap) while the
+ * owner is still awake between its polls for a waiter (usleep(100) is
+ * 100 us on a high-resolution kernel) sees nothing at all: the best of
+ * three tries must show it.
  */
 START_TEST(shadow_counts_the_spin_on_a_sleeping_owner)
 {
@@ -309,7 +312,6 @@ START_TEST(shadow_counts_the_spin_on_a_sleeping_owner)
 			best = 1;
 			continue;
 		}
-		ck_assert_uint_ge(st.shadow_off_phases, 1);
 		ck_assert_uint_le(st.shadow_off_phases, st.spin_phases);
 		ck_assert_uint_le(st.shadow_ns_off, spun_ns(&st));
 		if (spun_ns(&st) && (double)st.shadow_ns_off / spun_ns(&st) > best)
