@@ -1180,6 +1180,7 @@ static int woken_waiter_round(int kicks, int *running, long *preempted)
 			*preempted = task_switches(getpid(), hw_tid) - waiter;
 		}
 		waiter = task_switches(getpid(), hw_tid);
+		ck_assert_int_ge(waiter, 0);
 		for (int i = 0; i < 50; i++)
 			*running += task_state(getpid(), hw_tid) == 'R';
 		ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
