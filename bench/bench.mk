@@ -173,11 +173,14 @@ TEST_STEPS += check-eval-tables
 
 # The many-core model (bench/model/, docs/model.md): its properties in a
 # second; the whole run (primitives, validation, maps, sensitivity) into
-# docs/eval/model/, from the measured runs in docs/eval/v3-holdtime/.
+# docs/eval/model/, from the measured runs in docs/eval/v3-full/ (the
+# primitives and the first validation from hold/, more from duty/ and
+# preempt/).
 check-model:
 	python3 bench/model/run.py --selftest
 
 eval-model:
-	python3 bench/model/run.py --out docs/eval/model
+	python3 bench/model/run.py --out docs/eval/model --data docs/eval/v3-full/hold \
+	  --also docs/eval/v3-full/duty --also docs/eval/v3-full/preempt
 .PHONY: check-model eval-model
 TEST_STEPS += check-model

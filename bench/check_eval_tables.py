@@ -8,7 +8,8 @@ aside) is a comment
     <!-- recompute: python3 bench/compare.py SIDE LOCK BASE... [options] -->
 
 naming the command that produced it from the CSVs under docs/eval/.  The
-command runs (only bench/compare.py, without a shell); every row of the
+command runs (only bench/compare.py or bench/regimes.py, without a
+shell); every row of the
 document's table must be a row of the command's table, cell for cell
 (labels in the header may differ; rows may be left out).  An indented
 code block in place of the table (the output of --tally) must be the
@@ -27,6 +28,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The scripts a recompute comment may name: they only read docs/eval/.
+SCRIPTS = ("bench/compare.py", "bench/regimes.py")
 MARK = re.compile(r"^<!-- recompute: (.*) -->\s*$")
 
 
@@ -92,9 +95,9 @@ def _run_once(cmd):
 
 def _run(cmd):
     argv = shlex.split(cmd)
-    if argv[:2] != ["python3", "bench/compare.py"]:
-        raise ValueError("only python3 bench/compare.py may be run: %s" % cmd)
-    out = subprocess.run([sys.executable, "-B", os.path.join(ROOT, "bench/compare.py")] + argv[2:],
+    if argv[0] != "python3" or len(argv) < 2 or argv[1] not in SCRIPTS:
+        raise ValueError("only python3 %s may be run: %s" % (" or ".join(SCRIPTS), cmd))
+    out = subprocess.run([sys.executable, "-B", os.path.join(ROOT, argv[1])] + argv[2:],
                          cwd=ROOT, capture_output=True, text=True)
     if out.returncode:
         raise ValueError("%s: exit %d: %s" % (cmd, out.returncode, out.stderr.strip()))

@@ -11,7 +11,8 @@ goes (docs/model.md gives the equations and the reasons):
   D    = H + X + spin per op + blocks per op * block_cpu      (CPU per op)
   rate = min(1 / C, A / D)                 lock bound, CPU bound
 
-H_eff is the hold stretched by preemptions of the owner: by a hog at the
+H_eff is the hold stretched by preemptions of the owner: by a preemptor
+in the share of holds and for the time the point sets, by a hog at the
 measured rate and for the measured length, or by the runnable threads
 beyond N, for as long as the preempting thread keeps the CPU: a blind
 spinner its whole slice (or the cap), the proposal's spinner only until
@@ -39,6 +40,8 @@ class Point:
     hold: float          # us
     hogs_per_cpu: int    # 0 or 1
     gap: float = None    # us; None: equal to hold (duty 50 %)
+    preempt_p: float = 0.0   # share of holds whose CPU a preemptor takes
+    preempt_us: float = 0.0  # for this long (holdtime's preemptor axis)
 
     def x(self):
         return self.hold if self.gap is None else self.gap
@@ -123,27 +126,33 @@ def _one_pass(policy, pr, pt, rate):
     slots = min(n - 1.0, waiters) if limited else waiters
     spin_frac = 1.0 if b_on >= cycle0 else b_on / cycle0
     spinners = slots * spin_frac
-    # Owner preemption: by a hog, or by the threads beyond N.
-    if g > 0:
-        rate_pre, off = pr.preempt_rate * g, pr.preempt_len
+    # Owner preemption: by a preemptor in a set share of holds for a set
+    # time, by a hog, or by the threads beyond N.
+    off_len = pr.preempt_len
+    if pt.preempt_p > 0:
+        p_pre, off = pt.preempt_p, pt.preempt_us
+        off_len = pt.preempt_us
     else:
-        over = min(1.0, max(0.0, pt.threads - n) / n)
-        rate_pre = pr.preempt_rate * over
-        off = _preempter_hold(policy, pr, b_off, x, spinners, max(gappers, 1e-9))
-    p_pre = 1.0 - math.exp(-rate_pre * h)
+        if g > 0:
+            rate_pre, off = pr.preempt_rate * g, pr.preempt_len
+        else:
+            over = min(1.0, max(0.0, pt.threads - n) / n)
+            rate_pre = pr.preempt_rate * over
+            off = _preempter_hold(policy, pr, b_off, x, spinners, max(gappers, 1e-9))
+        p_pre = 1.0 - math.exp(-rate_pre * h)
     stretch = p_pre * off
     h_eff = h + stretch
     # A spinner is there at the release unless the owner went off (the
     # proposal and v2's rule then sleep) or the spinner itself was
     # preempted by the hog on its CPU (every spinner then sleeps).
     p_self = 1.0 - math.exp(-pr.preempt_rate * g * min(cycle0, b_on)) if g else 0.0
-    stays = (1.0 - p_pre) if b_off < pr.preempt_len and policy != "block" else 1.0
+    stays = (1.0 - p_pre) if b_off < off_len and policy != "block" else 1.0
     p_spin = 0.0 if slots <= 0 else min(1.0, spin_frac * min(1.0, slots)) * stays * (1.0 - p_self)
     cycle = h_eff + p_wait * (p_spin * pr.handover_spin +
                               (1.0 - p_spin) * _sleeper_handover(pr, pt, active, cycle0))
     # CPU: spinning waiters burn their wait (or their budget); a waiter on
     # a preempted owner burns what it spins before it stops.
-    wasted = p_pre * slots * min(b_off, pr.preempt_len) if b_on else 0.0
+    wasted = p_pre * slots * min(b_off, off_len) if b_on else 0.0
     spin = spinners * (cycle - stretch) + wasted
     blocks = p_wait * (1.0 - p_spin) if policy != "block" else p_wait
     if policy == "glibc_adaptive":

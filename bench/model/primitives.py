@@ -2,7 +2,7 @@
 """The measured primitives the model is built from, read from docs/eval/.
 
 Each primitive is a median over points of one side's `holdtime` run
-(docs/eval/v3-holdtime/<side>/repeats.csv through benchlib), and says
+(docs/eval/v3-full/hold/<side>/repeats.csv through benchlib), and says
 where it came from.  Three families of the run feed it:
 
 - the FIT family, one thread per CPU without hogs (t2-g0): only
@@ -22,6 +22,8 @@ from dataclasses import dataclass, field, replace
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from benchlib.data import Side  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from benchlib.stats import median  # noqa: E402
 
 WL = "holdtime"
@@ -64,7 +66,7 @@ def _med(side, point, lock, metric):
 
 def _fit_points(side, holds):
     ids = side.point_ids(WL)
-    return [p for p in ids if p.endswith("-t2-g0") and int(p.split("-")[0][1:]) in holds]
+    return [p for p in ids if p.split("-")[1:] == ["d50", "t2", "g0"] and int(p.split("-")[0][1:]) in holds]
 
 
 def _hold(point):
@@ -148,13 +150,14 @@ V2_BUDGET_US = {"host": 3.0, "guest": 8.0}
 
 
 def extract(path, name):
-    """Primitives of one side (a docs/eval/v3-holdtime/<side> folder)."""
+    """Primitives of one side (a docs/eval/v3-full/hold/<side> folder)."""
     side = Side(path, name)
     hs = spin_handover(side)
     wake, wake_vals = wake_latency(side, hs)
     bcpu, bcpu_vals = block_cpu(side)
     rate, plen, rates, lens = hog_preemption(side)
-    src = "docs/eval/v3-holdtime/%s/repeats.csv" % name
+    folder = os.path.relpath(path, ROOT)
+    src = "%s/repeats.csv" % folder
     return Primitives(
         side=name, handover_spin=hs, wake=wake, release_return=release_return(side),
         block_cpu=bcpu, preempt_rate=rate, preempt_len=plen,
@@ -172,7 +175,7 @@ def extract(path, name):
             "preempt_len": "%s: holder_late_us_per_op / preemptions per op, uspin_block, g2 points (range %.0f-%.0f us)"
                            % (src, min(lens), max(lens)),
             "notice": "docs/design.md §5, 'what stops a spinner' (owner asleep: spin before the stop)",
-            "query_ns": "docs/eval/v3-holdtime/%s/meta.json rs_query_ns" % name,
+            "query_ns": "%s/meta.json rs_query_ns" % folder,
             "v2_budget": "docs/design.md §5 (v2 settles near 2 us; spin per acquisition in the v2 table)",
             "glibc_budget": "%s: (1 - vcsw_per_kop/1e3) x 1e6/ops_per_s, pthread_mutex_adaptive, h5-d50-t2-g0" % src,
             "cap": "docs/design.md §5 (USPIN_SPIN_CAP_US default)",
@@ -180,5 +183,5 @@ def extract(path, name):
 
 
 def load_all(root):
-    """{'host': Primitives, 'guest': Primitives} from a v3-holdtime folder."""
+    """{'host': Primitives, 'guest': Primitives} from a holdtime run folder."""
     return {s: extract(os.path.join(root, s), s) for s in ("host", "guest")}

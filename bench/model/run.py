@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """bench/model/run.py - the many-core model of docs/model.md.
 
-usage: bench/model/run.py [--out DIR] [--data DIR] | --selftest
+usage: bench/model/run.py [--out DIR] [--data DIR] [--also DIR ...] | --selftest
 
 Reads the primitives from the measured `holdtime` runs (--data, default
-docs/eval/v3-holdtime), validates the model against every measured point,
-and writes the predicted maps for 8-256 CPUs with their sensitivity into
+docs/eval/v3-full/hold), validates the model against every measured point of
+those runs and of the runs --also names (other families: duty, the
+preemptor grid; they give no primitive), and writes the predicted maps for 8-256 CPUs with their sensitivity into
 DIR (default docs/eval/model): primitives.md, validation.md,
 validation.csv, maps.md, sensitivity.md.
 """
@@ -89,7 +90,7 @@ def validation_md(pairs, winners):
 
 
 def write_csv(path, pairs):
-    keys = ["side", "point", "metric", "base", "fit", "pred", "meas", "lo", "hi", "verdict",
+    keys = ["side", "point", "metric", "base", "family", "pred", "meas", "lo", "hi", "verdict",
             "pred_verdict", "in_interval", "orders", "not_above"]
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=keys)
@@ -135,7 +136,9 @@ def sensitivity_md(prims, host_map):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "eval", "model"))
-    ap.add_argument("--data", default=os.path.join(ROOT, "docs", "eval", "v3-holdtime"))
+    ap.add_argument("--data", default=os.path.join(ROOT, "docs", "eval", "v3-full", "hold"))
+    ap.add_argument("--also", action="append", default=[],
+                    help="a further run folder (host/, guest/) to validate against")
     ap.add_argument("--selftest", action="store_true", help="the model's properties, in seconds")
     a = ap.parse_args()
     if a.selftest:
@@ -144,10 +147,11 @@ def main():
         return
     prims = primitives.load_all(a.data)
     pairs, winners = [], []
-    for name in ("host", "guest"):
-        p, w = validate.validate_side(os.path.join(a.data, name), name, prims[name])
-        pairs += p
-        winners += w
+    for folder in [a.data] + a.also:
+        for name in ("host", "guest"):
+            p, w = validate.validate_side(os.path.join(folder, name), name, prims[name])
+            pairs += p
+            winners += w
     os.makedirs(a.out, exist_ok=True)
     files = {"primitives.md": primitives_md(prims), "validation.md": validation_md(pairs, winners)}
     files["maps.md"], host_map = maps_md(prims)

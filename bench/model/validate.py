@@ -22,13 +22,32 @@ import model  # noqa: E402
 WL = "holdtime"
 BASES = ("block", "v2_rule", "blind_capped", "glibc_adaptive")
 TIE = 0.01          # a predicted ratio within 1 % of 1 is a predicted tie
-FIT_SUFFIX = "-t2-g0"
+FAMILIES = ("fit (t2-g0)", "validation", "duty 25/90 %", "preemptor")
+
+
+def _axes(pid):
+    """h50-d25-t4-g2[-p100000-D1000] -> {'h': 50, 'd': 25, ...}"""
+    return {f[0]: int(f[1:]) for f in pid.split("-")}
 
 
 def point_of(pid, cpus):
-    """h50-d50-t4-g2 -> model.Point (the run's hogs are one per CPU)."""
-    h, _, t, g = pid.split("-")
-    return model.Point(cpus, int(t[1:]), float(h[1:]), 1 if int(g[1:]) else 0)
+    """A point id -> model.Point (the run's hogs are one per CPU; the gap
+    follows from the duty; preemptions per million holds and their length)."""
+    a = _axes(pid)
+    h, d = float(a["h"]), a["d"]
+    return model.Point(cpus, a["t"], h, 1 if a["g"] else 0, gap=h * (100 - d) / d,
+                       preempt_p=a.get("p", 0) / 1e6, preempt_us=float(a.get("D", 0)))
+
+
+def family(pid):
+    """The fit family (one thread per CPU, no load, duty 50 %, where the
+    primitives come from) or the family a validation point belongs to."""
+    a = _axes(pid)
+    if a.get("p", 0):
+        return FAMILIES[3]
+    if a["d"] != 50:
+        return FAMILIES[2]
+    return FAMILIES[0] if a["t"] == 2 and a["g"] == 0 else FAMILIES[1]
 
 
 METRICS = ("ops_per_s", "cpu_us_per_op")
@@ -67,7 +86,8 @@ def validate_side(path, name, prims):
     pairs, winners = [], []
     for pid in side.point_ids(WL):
         pred = model.predict_all(prims, point_of(pid, cpus))
-        fit = pid.endswith(FIT_SUFFIX)
+        fam = family(pid)
+        fit = fam == FAMILIES[0]
         for metric, base in ((m, b) for m in METRICS for b in BASES):
             c = compare_pair(side, WL, pid, model.LOCK_OF["proposal"], model.LOCK_OF[base], metric)
             if not c:
@@ -75,28 +95,29 @@ def validate_side(path, name, prims):
             r = getattr(pred["proposal"], metric) / getattr(pred[base], metric)
             lo, hi, med = c.ratio.lo, c.ratio.hi, c.ratio.median
             meas = _verdict(lo, hi)
-            pairs.append({"side": name, "point": pid, "base": base, "fit": fit, "metric": metric,
+            pairs.append({"side": name, "point": pid, "base": base, "fit": fit, "family": fam,
+                          "metric": metric,
                           "pred": r, "meas": med, "lo": lo, "hi": hi, "verdict": meas,
                           "pred_verdict": _predicted_verdict(r),
                           "in_interval": lo <= r <= hi, "orders": _orders(r, meas, lo, hi),
                           "not_above": r <= hi})
         best = max(pred, key=lambda p: pred[p].ops_per_s)
         mbest = _measured_best(side, pid)
-        winners.append({"side": name, "point": pid, "fit": fit, "pred_best": best,
+        winners.append({"side": name, "point": pid, "fit": fit, "family": fam, "pred_best": best,
                         "meas_best": sorted(mbest), "agrees": best in mbest})
     return pairs, winners
 
 
 def tally(pairs, winners, metric):
-    """Counts per side and in/out of the fit family, for one metric."""
+    """Counts per side and family, for one metric."""
     out = []
     for name in sorted({p["side"] for p in pairs}, reverse=True):
-        for fit in (True, False):
-            ps = [p for p in pairs if p["side"] == name and p["fit"] == fit and p["metric"] == metric]
-            ws = [w for w in winners if w["side"] == name and w["fit"] == fit]
+        for fam in FAMILIES:
+            ps = [p for p in pairs if p["side"] == name and p["family"] == fam and p["metric"] == metric]
+            ws = [w for w in winners if w["side"] == name and w["family"] == fam]
             if not ps:
                 continue
-            out.append({"side": name, "family": "fit (t2-g0)" if fit else "validation",
+            out.append({"side": name, "family": fam,
                         "pairs": len(ps), "orders": sum(p["orders"] for p in ps),
                         "in_interval": sum(p["in_interval"] for p in ps),
                         "not_above": sum(p["not_above"] for p in ps),
