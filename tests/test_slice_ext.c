@@ -71,6 +71,32 @@ static struct uspin_thread_stats thread_stats(int reset)
 	return st;
 }
 
+/* Involuntary switches of the calling thread so far. */
+static long preemptions(void)
+{
+	struct rusage ru;
+
+	ck_assert_int_eq(getrusage(RUSAGE_THREAD, &ru), 0);
+	return ru.ru_nivcsw;
+}
+
+/*
+ * The request is set at every acquisition; the kernel may consume it
+ * before we look: a grant turns it into granted, a preemption (or a
+ * grant that ran out, which preempts) clears it.  Only a request missing
+ * with neither is the library's fault.
+ */
+static int request_missing(long preempted_before)
+{
+	const struct uspin_rseq_slice_ctrl *ctrl = uspin_slice.ctrl;
+
+	return !ctrl->request && !ctrl->granted &&
+	       preemptions() == preempted_before;
+}
+
+/* This thread's preemptions when force_on() or assert_held() last looked. */
+static long preempted_at_check;
+
 /* The forced mode, on the calling thread, on the real rseq area. */
 static void force_on(void)
 {
@@ -79,12 +105,23 @@ static void force_on(void)
 	ck_assert_ptr_eq(uspin_slice.ctrl, rseq_ctrl());
 	ck_assert_int_eq(depth(), 0);
 	ck_assert_int_eq(request(), 0);
+	preempted_at_check = preemptions();
 }
 
+/*
+ * Depth @d, and the request set while d > 0 unless the kernel consumed
+ * it since the last check (a preemptible kernel grants or preempts at
+ * any tick, not only when the thread sleeps).
+ */
 static void assert_held(unsigned int d)
 {
 	ck_assert_int_eq(depth(), d);
-	ck_assert_int_eq(request(), d > 0);
+	if (d > 0 && uspin_slice.kernel)
+		ck_assert_msg(!request_missing(preempted_at_check),
+			      "no request at depth %u, and the kernel neither granted nor preempted", d);
+	else
+		ck_assert_int_eq(request(), d > 0);
+	preempted_at_check = preemptions();
 }
 
 /*
@@ -405,29 +442,6 @@ struct contender {
 	int rounds;
 	int bad;
 };
-
-/* Involuntary switches of the calling thread so far. */
-static long preemptions(void)
-{
-	struct rusage ru;
-
-	ck_assert_int_eq(getrusage(RUSAGE_THREAD, &ru), 0);
-	return ru.ru_nivcsw;
-}
-
-/*
- * The request is set at every acquisition; the kernel may consume it
- * before we look: a grant turns it into granted, a preemption (or a
- * grant that ran out, which preempts) clears it.  Only a request missing
- * with neither is the library's fault.
- */
-static int request_missing(long preempted_before)
-{
-	const struct uspin_rseq_slice_ctrl *ctrl = uspin_slice.ctrl;
-
-	return !ctrl->request && !ctrl->granted &&
-	       preemptions() == preempted_before;
-}
 
 static void *contender_main(void *arg)
 {
@@ -815,9 +829,17 @@ START_TEST(holder_beside_a_hog_is_granted)
 	ck_assert_int_eq(bad_request, 0);
 	ck_assert_int_eq(st.slice_requests, (uint64_t)sections);
 	ck_assert_msg(st.slice_granted > 0, "no grant in %ld sections", sections);
-	/* A yield ends an active grant unless it ran out in between. */
+	/*
+	 * Every grant seen at an unlock is yielded; the kernel says whether
+	 * it was still running (a yield) or ran out in between, which is its
+	 * timing (nearly all on the base kernel, 14 of 20 on a
+	 * PREEMPT_VOLUNTARY build, 0 of 4 under KASAN), so only none in 20
+	 * is a fault here: a yield that never reaches the kernel.
+	 */
 	ck_assert_uint_le(st.slice_yields, st.slice_granted);
-	ck_assert_uint_ge(st.slice_yields * 2, st.slice_granted);
+	if (st.slice_granted >= 20)
+		ck_assert_msg(st.slice_yields > 0, "no yield ended any of %llu grants",
+			      (unsigned long long)st.slice_granted);
 }
 END_TEST
 
