@@ -52,6 +52,29 @@ ol = [r for r in rows if r["workload"] == "open_loop"]
 assert ol and all(float(r["offered_per_s"]) > 0 for r in ol)
 assert all(float(r["lat_p99_ns"]) < 2**31 for r in ol), "open loop latency wrapped"
 PY
+# Open loop: the runner measured each capacity once per thread count (the
+# loads share it) and offered every lock of a round the same arrivals, in
+# the harness and in a process of its own, at load_pct of that capacity.
+python3 - "$tmp/host" "$tmp/log" <<'PY' && pass "open loop: load_pct of the measured capacity, the same for every lock" || fail "open loop: offered load"
+import collections, csv, re, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1] + "/repeats.csv"))
+        if r["workload"] == "open_loop"]
+cap = {}
+for line in open(sys.argv[2]):
+    m = re.match(r"open_loop: (\S+) capacity ([0-9.]+) kop/s \((\w+), ", line)
+    if m:
+        cap[m.group(1)] = (float(m.group(2)) * 1e3, m.group(3))
+by_threads = {r["threads"]: r["point"] for r in rows if r["point"] in cap}
+assert cap and len(cap) == len({r["threads"] for r in rows}) == len(by_threads), cap
+offered = collections.defaultdict(set)
+for r in rows:
+    offered[r["point"], r["rep"]].add(r["offered_per_s"])
+    rate, best = cap[by_threads[r["threads"]]]
+    want = float(r["load_pct"]) / 100 * rate
+    assert 0.6 * want <= float(r["offered_per_s"]) <= 1.4 * want, (r["point"], r["offered_per_s"], want)
+assert all(len(v) == 1 for v in offered.values()), offered
+assert {r["child"] for r in rows} == {"0", "1"}
+PY
 if python3 -B "$here/report.py" "$tmp" >"$tmp/report.log" 2>&1 &&
    grep -q "against pthread_mutex_adaptive\|against pthread_mutex" "$tmp/summary.md" &&
    [ -s "$tmp/host/points.csv" ]; then

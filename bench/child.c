@@ -46,8 +46,10 @@ static char **child_env(const struct bench_config *cfg,
 	size_t n = 0, k = 0, i;
 	char **env;
 
-	snprintf(child, sizeof(child), CHILD_ENV "=%s:%d:%s:%d:%s:%d",
-		 wl->name, point_index, pt->id, round, l->name, fd);
+	/* The runner's offered rate travels along: the child has no other. */
+	snprintf(child, sizeof(child), CHILD_ENV "=%s:%d:%s:%d:%s:%d:%a",
+		 wl->name, point_index, pt->id, round, l->name, fd,
+		 pt->arrivals_per_s);
 	/* Hex floats: the child's work and clock are the parent's, exactly. */
 	snprintf(cal, sizeof(cal), CAL_ENV "=%a:%a:%a:%s", bench_ns_per_tick,
 		 cfg->cal.insn_per_round, cfg->cal.ns_per_round,
@@ -157,11 +159,13 @@ int bench_child_main(struct bench_config *cfg)
 	struct bench_point pts[BENCH_MAX_POINTS];
 	struct bench_result res;
 	int idx, round, fd, npts, rc;
+	double arrivals;
 
 	if (!s)
 		return -1;
-	if (sscanf(s, "%63[^:]:%d:%47[^:]:%d:%63[^:]:%d", wname, &idx, id,
-		   &round, lname, &fd) != 6 || child_calibration(cfg)) {
+	if (sscanf(s, "%63[^:]:%d:%47[^:]:%d:%63[^:]:%d:%la", wname, &idx, id,
+		   &round, lname, &fd, &arrivals) != 7 ||
+	    child_calibration(cfg)) {
 		fprintf(stderr, "uspin-bench: bad %s=%s\n", CHILD_ENV, s);
 		return 2;
 	}
@@ -175,6 +179,7 @@ int bench_child_main(struct bench_config *cfg)
 			wname, idx, id, lname);
 		return 2;
 	}
+	pts[idx].arrivals_per_s = arrivals;
 	if (wl->setup && wl->setup(cfg))
 		return 2;
 	bench_result_init(&res);

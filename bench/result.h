@@ -23,7 +23,7 @@ struct bench_axes {
 	long sleep_permille;	/* critical sections that nanosleep() */
 	long sleep_us;		/* ... for this long */
 	long fault_permille;	/* critical sections that fault a new page */
-	long load_pct;		/* open loop: offered load, % of lock capacity */
+	long load_pct;		/* open loop: offered load, % of measured capacity */
 	long writers;		/* kv: writer threads */
 	long readers;		/* kv: reader threads */
 	long hold_us;		/* holdtime: critical section, microseconds */
@@ -37,6 +37,11 @@ struct bench_axes {
 struct bench_point {
 	char id[BENCH_POINT_ID_LEN];	/* unique within the workload */
 	struct bench_axes ax;
+	/*
+	 * Open loop: arrivals per second, all threads together; the runner
+	 * sets it from the capacity it measured (0: a closed loop).
+	 */
+	double arrivals_per_s;
 };
 
 struct bench_result {

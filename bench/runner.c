@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -115,24 +116,74 @@ static void round_order(const struct bench_config *cfg, const char *wl,
 	}
 }
 
-int bench_runner_workload(struct bench_runner *r,
-			  const struct bench_workload *wl)
+/* Do @a and @b differ only in their offered load? */
+static int same_but_load(const struct bench_point *a,
+			 const struct bench_point *b)
+{
+	struct bench_axes x = a->ax, y = b->ax;
+
+	x.load_pct = y.load_pct = 0;
+	return memcmp(&x, &y, sizeof(x)) == 0;
+}
+
+/*
+ * An open-loop point's capacity, measured rather than derived from the
+ * calibrated critical section (which ignores hand-over and, under TCG,
+ * the emulator's own cost): every lock of the run once at the point as a
+ * closed loop, the same threads and work, in a shuffled order.  The best
+ * rate is what the lock layer can serve there; every lock is offered the
+ * same load_pct of it, so a lock that cannot keep up queues.  Points that
+ * differ only in load_pct share one measurement.  Returns the capacity,
+ * or 0 if no lock completed a closed loop; a lock that broke exclusion
+ * sets *@broken and does not count.
+ */
+static double measure_capacity(struct bench_runner *r,
+			       const struct bench_workload *wl, int idx,
+			       const struct bench_point *pt, int *broken)
 {
 	const struct bench_config *cfg = r->cfg;
-	static struct bench_point pts[BENCH_MAX_POINTS];
+	struct bench_point closed = *pt;
+	int perm[BENCH_MAX_LOCKS], k, nl = cfg->nr_locks;
+	const char *best_lock = "none";
+	double best = 0;
+	struct slot s;
+
+	closed.arrivals_per_s = 0;
+	round_order(cfg, wl->name, idx, cfg->repeats, 0, perm, nl);
+	for (k = 0; k < nl; k++) {
+		s.lock = cfg->locks[perm[k]];
+		one(r, wl, idx, &closed, cfg->repeats, &s);
+		*broken |= s.res.broken != 0;
+		if (!s.res.broken && s.res.ops_per_s > best) {
+			best = s.res.ops_per_s;
+			best_lock = s.lock->name;
+		}
+		if (!cfg->quiet)
+			fprintf(stderr, "%s: %s capacity: %-32s %10.1f kop/s closed loop%s\n",
+				wl->name, pt->id, s.lock->name,
+				s.res.ops_per_s / 1e3,
+				s.res.disturbed ? "  DISTURBED" : "");
+	}
+	fprintf(stderr, "%s: %s capacity %.1f kop/s (%s, the best of %d locks' closed loops)\n",
+		wl->name, pt->id, best / 1e3, best_lock, nl);
+	drain();
+	return best;
+}
+
+/*
+ * Every round of point @p: the locks in a shuffled order, a round rerun
+ * while the guard saw it disturbed (up to cfg->reruns).  Returns non-zero
+ * if a lock broke exclusion.
+ */
+static int run_point(struct bench_runner *r, const struct bench_workload *wl,
+		     int p, const struct bench_point *pt, long *done,
+		     long *total)
+{
+	const struct bench_config *cfg = r->cfg;
 	struct slot slots[BENCH_MAX_LOCKS];
 	int perm[BENCH_MAX_LOCKS];
-	int npts, p, rep, attempt, k, nl = cfg->nr_locks, any, broken = 0;
-	long total, done = 0;
+	int rep, attempt, k, nl = cfg->nr_locks, any, broken = 0;
 
-	npts = wl->points(cfg, pts, BENCH_MAX_POINTS);
-	total = (long)npts * cfg->repeats * nl;
-	fprintf(stderr, "%s: %s\n%s: %d points x %d locks x %d rounds = %ld repetitions of %.2f s, about %.0f s\n",
-		wl->name, wl->summary, wl->name, npts, nl, cfg->repeats, total,
-		cfg->seconds, total * (cfg->seconds + 0.03));
-	if (wl->setup && wl->setup(cfg))
-		return 1;
-	for (p = 0; p < npts; p++)
 	for (rep = 0; rep < cfg->repeats; rep++)
 	for (attempt = 0; attempt <= cfg->reruns; attempt++) {
 		any = 0;
@@ -142,15 +193,14 @@ int bench_runner_workload(struct bench_runner *r,
 
 			s->lock = cfg->locks[perm[k]];
 			s->order = k;
-			one(r, wl, p, &pts[p], rep, s);
+			one(r, wl, p, pt, rep, s);
 			any |= s->res.disturbed != 0;
 			broken |= s->res.broken != 0;
-			progress(r, wl, &pts[p], rep, attempt, s,
-				 ++done, total);
+			progress(r, wl, pt, rep, attempt, s, ++*done, *total);
 		}
 		if (cfg->quiet)
-			progress_round(wl, &pts[p], rep, attempt, any, done,
-				       total);
+			progress_round(wl, pt, rep, attempt, any, *done,
+				       *total);
 		/* The round's rows, kept unless it is about to be rerun. */
 		for (k = 0; k < nl; k++) {
 			struct bench_row_id id = {
@@ -163,17 +213,52 @@ int bench_runner_workload(struct bench_runner *r,
 				.child = slots[k].child,
 			};
 
-			bench_repeats_row(r->repeats, &id, &pts[p],
-					  &slots[k].res);
+			bench_repeats_row(r->repeats, &id, pt, &slots[k].res);
 			r->rows++;
 			r->disturbed += slots[k].res.disturbed != 0;
 		}
 		if (!any || attempt == cfg->reruns)
 			break;
 		r->reruns++;
-		total += nl;
+		*total += nl;
 		fprintf(stderr, "%s: %s round %d disturbed: running it again\n",
-			wl->name, pts[p].id, rep);
+			wl->name, pt->id, rep);
+	}
+	return broken;
+}
+
+int bench_runner_workload(struct bench_runner *r,
+			  const struct bench_workload *wl)
+{
+	const struct bench_config *cfg = r->cfg;
+	static struct bench_point pts[BENCH_MAX_POINTS];
+	int npts, p, nl = cfg->nr_locks, broken = 0;
+	double capacity = 0;
+	long total, done = 0;
+
+	memset(pts, 0, sizeof(pts));	/* no offered rate left from before */
+	npts = wl->points(cfg, pts, BENCH_MAX_POINTS);
+	total = (long)npts * cfg->repeats * nl;
+	fprintf(stderr, "%s: %s\n%s: %d points x %d locks x %d rounds = %ld repetitions of %.2f s, about %.0f s\n",
+		wl->name, wl->summary, wl->name, npts, nl, cfg->repeats, total,
+		cfg->seconds, total * (cfg->seconds + 0.03));
+	if (wl->setup && wl->setup(cfg))
+		return 1;
+	for (p = 0; p < npts; p++) {
+		if (wl->measures_capacity) {
+			if (p == 0 || !same_but_load(&pts[p], &pts[p - 1]))
+				capacity = measure_capacity(r, wl, p, &pts[p],
+							    &broken);
+			if (capacity <= 0) {
+				fprintf(stderr, "%s: %s: no lock completed a closed loop\n",
+					wl->name, pts[p].id);
+				broken = 1;
+				break;
+			}
+			pts[p].arrivals_per_s = pts[p].ax.load_pct / 100.0 *
+						capacity;
+		}
+		broken |= run_point(r, wl, p, &pts[p], &done, &total);
 	}
 	if (wl->teardown)
 		wl->teardown();

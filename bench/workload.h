@@ -36,6 +36,11 @@ struct bench_workload {
 	int (*run)(const struct bench_config *cfg, const struct bench_point *pt,
 		   int round, const struct bench_lock *lock,
 		   struct bench_result *res);
+	/*
+	 * Non-zero: a point's load_pct is a share of its capacity, which the
+	 * runner measures before the point's rounds (runner.c).
+	 */
+	int measures_capacity;
 };
 
 /* The registry (workloads/registry.c), in the order `all` runs them. */

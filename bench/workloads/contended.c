@@ -31,10 +31,8 @@ void bench_contended_spec(struct bench_contention *c,
 		.stretch_ns = cfg->stretch_us * 1e3,
 		.ns_per_round = cfg->cal.ns_per_round,
 	};
-	/* Capacity: one critical section after another, nothing else. */
-	if (ax->load_pct > 0 && c->in_rounds)
-		c->arrivals_per_s = ax->load_pct / 100.0 * 1e9 /
-				    (c->in_rounds * cfg->cal.ns_per_round);
+	/* The runner's share of the measured capacity, or a closed loop. */
+	c->arrivals_per_s = pt->arrivals_per_s;
 }
 
 int bench_contended_run(const struct bench_config *cfg,

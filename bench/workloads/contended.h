@@ -15,8 +15,8 @@
 void bench_axes_period(struct bench_axes *ax, long period, long duty);
 /*
  * The engine's parameters for @pt: threads, work in and out of the lock,
- * hogs, sleeps, faults, open-loop rate (load_pct of the critical section's
- * capacity), and the method's settings from @cfg.
+ * hogs, sleeps, faults, open-loop rate (the point's arrivals_per_s), and
+ * the method's settings from @cfg.
  */
 void bench_contended_spec(struct bench_contention *c,
 			  const struct bench_config *cfg,

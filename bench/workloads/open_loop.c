@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * open_loop.c - requests arrive on a Poisson schedule (exponential gaps,
- * each thread its own stream) at a fixed share of the lock's capacity,
- * whether or not earlier ones are done, as at a server.  Each request is
+ * each thread its own stream) at a fixed share of the point's capacity
+ * (the best closed-loop rate of the run's locks, measured by the runner
+ * before the point), whether or not earlier ones are done, as at a
+ * server.  Each request is
  * one critical section of OL_CS_INSN instructions; its latency runs from
  * its scheduled arrival to its unlock, so time spent queued behind a slow
  * handover counts (no coordinated omission).  Threads sleep until their
@@ -51,9 +53,10 @@ static int run(const struct bench_config *cfg, const struct bench_point *pt,
 
 const struct bench_workload bench_wl_open_loop = {
 	.name = "open_loop",
-	.summary = "Poisson arrivals at 50-95 % of the lock's capacity, latency from arrival to unlock",
+	.summary = "Poisson arrivals at 50-95 % of the measured capacity, latency from arrival to unlock",
 	.x_axis = "load_pct",
 	.latency = "scheduled arrival to unlock (queueing included), every request",
 	.points = points,
 	.run = run,
+	.measures_capacity = 1,
 };
