@@ -3,7 +3,7 @@
 """bench/regimes.py - the paired verdicts of one lock, summed per regime.
 
 usage: bench/regimes.py SIDE_DIR LOCK BASE [BASE...] [--metric M]
-                        [--account [--shadow LOCK]]
+                        [--account [--shadow LOCK]] [--by-load]
 
 A regime is a band of hold times crossed with what takes CPUs from the
 owner and its waiters (axes of `holdtime`, docs/benchmarks.md):
@@ -23,6 +23,10 @@ prints instead, per regime, where the time goes: the median over the
 regime's points of LOCK's and each BASE's wasted spin per operation, and
 with --shadow the spin the shadow-mode control spent while the owner was
 off its CPU (the saving on offer).
+
+--by-load groups instead by the exact load a point crosses (threads per
+CPU, hogs, preemptor's share and length), every hold together: for grids
+that cross the loads with few holds.
 """
 import argparse
 import os
@@ -69,6 +73,38 @@ def regimes(side):
     return [(k, out[k]) for k in order if k in out]
 
 
+def exact_load(ax):
+    """The sort key and the label of a point's load, holds aside."""
+    t, g = ax.get("tpc10", 10), ax.get("hogs", 0)
+    ppm, us = ax.get("preempt_ppm", 0), ax.get("preempt_us", 0)
+    label = "%g thread%s/CPU" % (t / 10, "" if t == 10 else "s")
+    if g > 0:
+        label += " + %d hog%s" % (g, "" if g == 1 else "s")
+    if ppm > 0:
+        label += " + preempted %g %% × %d µs" % (ppm / 1e4, us)
+    return (ppm, us, g, t), label
+
+
+def regimes_by_load(side):
+    """[((label, None), [point ids])] in order of preemption, hogs, threads."""
+    out = {}
+    for p in side.point_ids(WORKLOAD):
+        out.setdefault(exact_load(side.axes(WORKLOAD, p)), []).append(p)
+    return [((k[1], None), out[k]) for k in sorted(out)]
+
+
+def regime_label(ld, band):
+    return ld if band is None else "%s · %s" % (ld, band)
+
+
+def holds_note(side, by_load):
+    """What a --by-load row puts together, for the line above the table."""
+    if not by_load:
+        return ""
+    hs = sorted({side.axes(WORKLOAD, p).get("hold_us", 0) for p in side.point_ids(WORKLOAD)})
+    return "; each row every hold: %s µs" % ", ".join("%d" % h for h in hs)
+
+
 def verdict_cell(side, points, lock, base, metric):
     higher = METRICS[metric].higher_is_better
     n = {"better": 0, "tie": 0, "worse": 0}
@@ -111,6 +147,8 @@ def main():
     ap.add_argument("--account", action="store_true",
                     help="wasted spin per operation instead of verdicts")
     ap.add_argument("--shadow", help="the shadow-mode control, for --account")
+    ap.add_argument("--by-load", action="store_true",
+                    help="one row per exact load, every hold together")
     a = ap.parse_args()
     if a.metric not in METRICS:
         sys.exit("bench/regimes.py: unknown metric %s (one of %s)" % (a.metric, ", ".join(METRICS)))
@@ -123,7 +161,7 @@ def main():
     for l in [a.lock] + a.bases + ([a.shadow] if a.shadow else []):
         if l not in side.locks():
             sys.exit("bench/regimes.py: no lock %s in %s" % (l, a.side))
-    groups = regimes(side)
+    groups = regimes_by_load(side) if a.by_load else regimes(side)
     if not groups:
         sys.exit("bench/regimes.py: no %s points in %s" % (WORKLOAD, a.side))
     rows = []
@@ -132,19 +170,21 @@ def main():
             ["%s wasted spin µs/op" % b for b in a.bases] + \
             (["%s spin with the owner off µs/op" % a.shadow] if a.shadow else [])
         for (ld, band), pts in groups:
-            cells = ["%s · %s" % (ld, band), str(len(pts))]
+            cells = [regime_label(ld, band), str(len(pts))]
             cells += [account_cell(side, pts, l, "spin_wasted_us_per_op") for l in [a.lock] + a.bases]
             if a.shadow:
                 cells.append(account_cell(side, pts, a.shadow, "shadow_off_us_per_op"))
             rows.append(cells)
-        print("Median over the regime's points of each point's median (%s, %s)\n" % (side.name, WORKLOAD))
+        print("Median over the regime's points of each point's median (%s, %s%s)\n"
+              % (side.name, WORKLOAD, holds_note(side, a.by_load)))
     else:
         head = ["regime", "points"] + ["%s / %s" % (METRICS[a.metric].label, b) for b in a.bases]
         for (ld, band), pts in groups:
-            rows.append(["%s · %s" % (ld, band), str(len(pts))] +
+            rows.append([regime_label(ld, band), str(len(pts))] +
                         [verdict_cell(side, pts, a.lock, b, a.metric) for b in a.bases])
-        print("%s per regime (%s, %s): better/tie/worse on the paired per-round ratio, "
-              "and the range of its medians\n" % (a.lock, side.name, WORKLOAD))
+        print("%s per regime (%s, %s%s): better/tie/worse on the paired per-round ratio, "
+              "and the range of its medians\n" % (a.lock, side.name, WORKLOAD,
+                                                 holds_note(side, a.by_load)))
     print(md_table(head, rows))
 
 
