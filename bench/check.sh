@@ -20,6 +20,12 @@ fail() { echo "FAIL: bench: $1"; fails=$((fails + 1)); }
 "$build/uspin-bench" no_such_workload >/dev/null 2>&1; [ $? = 2 ] && pass "unknown mode refused" || fail "unknown mode not refused"
 "$build/uspin-bench" sweep -r 0 >/dev/null 2>&1; [ $? = 2 ] && pass "bad -r refused" || fail "bad -r not refused"
 "$build/uspin-bench" sweep -l no_such_lock >/dev/null 2>&1; [ $? = 2 ] && pass "unknown lock refused" || fail "unknown lock not refused"
+# bench/run's guest half without make's list of the guest's programs:
+# refused before anything boots or is written.
+out=$(cd "$here/.." && env -u USPIN_GUEST_BINS bench/run --guest-only --out "$tmp/noguest" 2>&1)
+[ $? = 2 ] && echo "$out" | grep -q "USPIN_GUEST_BINS is not set" && [ ! -e "$tmp/noguest" ] &&
+	pass "bench/run: guest half refused without USPIN_GUEST_BINS" ||
+	fail "bench/run: guest half not refused without USPIN_GUEST_BINS"
 
 # One lock in the harness; a uspin lock (USPIN_SLICE_EXT=0) and a glibc
 # tunable lock, each in a process of its own (their environments).
@@ -61,16 +67,15 @@ rows = [r for r in csv.DictReader(open(sys.argv[1] + "/repeats.csv"))
         if r["workload"] == "open_loop"]
 cap = {}
 for line in open(sys.argv[2]):
-    m = re.match(r"open_loop: (\S+) capacity ([0-9.]+) kop/s \((\w+), ", line)
+    m = re.match(r"open_loop: (\S+) capacity ([0-9.]+) kop/s \(\w+, ", line)
     if m:
-        cap[m.group(1)] = (float(m.group(2)) * 1e3, m.group(3))
+        cap[m.group(1)] = float(m.group(2)) * 1e3
 by_threads = {r["threads"]: r["point"] for r in rows if r["point"] in cap}
 assert cap and len(cap) == len({r["threads"] for r in rows}) == len(by_threads), cap
 offered = collections.defaultdict(set)
 for r in rows:
     offered[r["point"], r["rep"]].add(r["offered_per_s"])
-    rate, best = cap[by_threads[r["threads"]]]
-    want = float(r["load_pct"]) / 100 * rate
+    want = float(r["load_pct"]) / 100 * cap[by_threads[r["threads"]]]
     assert 0.6 * want <= float(r["offered_per_s"]) <= 1.4 * want, (r["point"], r["offered_per_s"], want)
 assert all(len(v) == 1 for v in offered.values()), offered
 assert {r["child"] for r in rows} == {"0", "1"}
