@@ -54,7 +54,8 @@ GUEST_BINS += $(BUILD)/guest/test-futex-lock $(BUILD)/guest/test-futex-lock-adap
 	      $(BUILD)/guest/running-state-cost $(BUILD)/guest/test-rseq-state \
 	      $(BUILD)/guest/wait-clocksource \
 	      $(BUILD)/guest/thread_state_test \
-	      $(BUILD)/guest/test-rseq-slice $(BUILD)/guest/slice_test
+	      $(BUILD)/guest/test-rseq-slice $(BUILD)/guest/slice_test \
+	      $(BUILD)/guest/test-exec-window
 
 # The suites vm-check runs in the guest, in this order.  uspin-fuzz runs
 # for VM_FUZZ_SECONDS (it reports its call count; vm-run fails the run on
@@ -64,7 +65,8 @@ VM_SUITES ?= test-futex-lock test-futex-lock-adaptive futex-selftests uspin-fuzz
 	     uspin-info test-uspin uspin-kill-futex-wait test-lockpath \
 	     thread_state_test test-rseq-state running-state-rseq uspin-spin-rseq \
 	     test-rs-areas-shim \
-	     test-rseq-slice slice_test uspin-slice
+	     test-rseq-slice slice_test uspin-slice \
+	     $(if $(filter distro,$(KCONFIG)),,test-exec-window)
 VM_TIMEOUT ?= 1800
 # The sanitizer kernels (debug, kcsan) fuzz longer and need more memory;
 # the distro kernel (a defconfig with modules) needs more memory too.
@@ -159,6 +161,13 @@ $(BUILD)/guest/slice_test: $(KERNEL_STAMP)
 	  -I$(KERNEL_TREE)/tools/testing/selftests -I$(RSEQ_SELFTESTS) \
 	  -I$(KERNEL_TREE)/tools/include -isystem $(KERNEL_HDR) -o $@ \
 	  $(RSEQ_SELFTESTS)/slice_test.c $(RSEQ_SELFTESTS)/rseq.c -ldl
+
+# The exec windows of the running-state and per-thread series, widened by
+# the test kernel's exec delay (kernel/patches/testing/; not in the
+# distro kernel, whose vm-check leaves the suite out).
+$(BUILD)/guest/test-exec-window: tests/kernel/test_exec_window.c tests/sys_util.h $(KERNEL_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(KTEST_CFLAGS) $(CPPFLAGS) -isystem $(KERNEL_HDR) -o $@ $< $(KTEST_LIBS)
 
 $(BUILD)/guest/test-rseq-state: tests/kernel/test_rseq_state.c vdso/running_state.h vdso/running_state_abi.h \
 		tests/sys_util.h $(LIBUSPIN_A) $(KERNEL_STAMP)

@@ -319,7 +319,7 @@ START_TEST(bad_arguments_are_einval)
 	ck_assert_int_eq(rs_prctl(PR_SCHED_RS_GET, &rs, 1 << 20), -1);
 	ck_assert_int_eq(errno, EINVAL);
 	errno = 0;
-	ck_assert_int_eq(rs_prctl(3, &rs, sizeof(rs)), -1);
+	ck_assert_int_eq(rs_prctl(PR_SCHED_RS_DISABLE + 1, &rs, sizeof(rs)), -1);
 	ck_assert_int_eq(errno, EINVAL);
 	errno = 0;
 	ck_assert_int_eq(prctl(PR_SCHED_RUNNING_STATE, PR_SCHED_RS_GET,
@@ -634,6 +634,74 @@ START_TEST(nothing_else_is_visible)
 	worker_stop(&w);
 	kill(other, SIGKILL);
 	child_status(other);
+}
+END_TEST
+
+static void *short_lived(void *arg)
+{
+	return arg;
+}
+
+/* Creates and joins threads until told to stop; how many. */
+static void *churn_fn(void *arg)
+{
+	volatile int *stop = arg;
+	pthread_t t;
+	long n = 0;
+
+	while (!*stop)
+		if (pthread_create(&t, NULL, short_lived, NULL) == 0 &&
+		    pthread_join(t, NULL) == 0)
+			n++;
+	return (void *)n;
+}
+
+/*
+ * PR_SCHED_RS_DISABLE: every entry of the process reads 0 when it returns,
+ * also while threads come and go, and none is left anywhere once they are
+ * gone; ENABLE publishes again.
+ */
+START_TEST(opting_out_leaves_no_entry_behind)
+{
+	struct uspin_kernel_rs rs = rs_enable(), d;
+	uint32_t t, e, self = sys_gettid();
+	struct worker busy, sleeper;
+	volatile int stop = 0;
+	pthread_t churn;
+	void *churned;
+
+	worker_start(&busy, 0);
+	worker_start(&sleeper, 1);
+	ck_assert(wait_entry(&rs, sleeper.tid, is_off));
+	ck_assert_uint_ne(rs_read(&rs, busy.tid), SCHED_RS_UNKNOWN);
+	ck_assert_int_eq(pthread_create(&churn, NULL, churn_fn, (void *)&stop), 0);
+	ms_sleep(20);
+
+	memset(&d, 0xa5, sizeof(d));
+	ck_assert_int_eq(rs_prctl(PR_SCHED_RS_DISABLE, &d, sizeof(d)), 0);
+	ck_assert_uint_eq(d.flags, SCHED_RS_FLAG_PUBLISHING);
+	ck_assert_uint_eq(d.base, rs.base);
+	ck_assert_uint_eq(rs_read(&rs, busy.tid), SCHED_RS_UNKNOWN);
+	ck_assert_uint_eq(rs_read(&rs, sleeper.tid), SCHED_RS_UNKNOWN);
+	ck_assert_uint_eq(rs_read(&rs, self), SCHED_RS_UNKNOWN);
+	ms_sleep(20);
+	stop = 1;
+	ck_assert_int_eq(pthread_join(churn, &churned), 0);
+	ck_assert_int_gt((long)churned, 0);
+	ck_assert_uint_eq(rs_read(&rs, busy.tid), SCHED_RS_UNKNOWN);
+	ck_assert_uint_eq(rs_read(&rs, sleeper.tid), SCHED_RS_UNKNOWN);
+	for (t = 1; t < rs.nr_entries; t++) {
+		e = rs_read(&rs, t);
+		ck_assert_msg(e == SCHED_RS_UNKNOWN,
+			      "TID %u reads %u after its process opted out", t, e);
+	}
+	/* twice is harmless; ENABLE publishes the threads again */
+	ck_assert_int_eq(rs_prctl(PR_SCHED_RS_DISABLE, &d, sizeof(d)), 0);
+	rs_enable();
+	ck_assert(is_on(rs_read(&rs, self)));
+	ck_assert(wait_entry(&rs, sleeper.tid, is_off));
+	worker_stop(&busy);
+	worker_stop(&sleeper);
 }
 END_TEST
 
@@ -1101,6 +1169,7 @@ static Suite *kernel_rs_suite(void)
 	tcase_add_test(who, threads_before_and_after_opting_in_are_published);
 	tcase_add_test(who, fork_inherits_exec_drops);
 	tcase_add_test(who, nothing_else_is_visible);
+	tcase_add_test(who, opting_out_leaves_no_entry_behind);
 	tcase_add_test(who, kernel_threads_never_appear);
 	tcase_add_test(ns, new_pid_namespace_has_its_own_array);
 	tcase_add_test(ns, tids_above_32768_are_published);
