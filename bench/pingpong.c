@@ -3,7 +3,7 @@
  * pingpong.c - what publishing the running state adds to a context switch,
  * and what one query costs.  A measurement, not a test.
  *
- *   pingpong [--toggle sysctl|bpf] [--on CMD --off CMD] [-r reps]
+ *   pingpong [--toggle sysctl|key|rseq|bpf] [--on CMD --off CMD] [-r reps]
  *            [-n round trips] [-c cpu] [--cmd CMD] [--preload LIB]
  *            [-B resamples] [--no-query] [--no-opt-in]
  *   pingpong --layout-cost [-r reps]
@@ -20,9 +20,15 @@
  * so both sides see the same machine state:
  *   sysctl  the patched kernel's kernel.sched_running_state (1/0); this
  *           process opts in first (PR_SCHED_RS_ENABLE) unless --no-opt-in
- *           (then what is measured is the cost of the switch with the key
- *           on for a process that is not published); default where the
- *           sysctl exists
+ *           (before running-state v3 patch 7 the sysctl also switched the
+ *           static key, so that measured the key alone for a process that
+ *           is not published; since, the key follows the opted-in
+ *           processes and the sysctl no longer moves it); default where
+ *           the sysctl exists
+ *   key     the array's static key alone, for this process, which never
+ *           opts in: on while a helper process is opted in (asleep), off
+ *           once it has opted out and the key's deferred decrement has
+ *           run (a second later; each "off" waits 1.2 s)
  *   bpf     attach / detach the BPF program (stock kernels; only in
  *           builds with USPIN_PINGPONG_BPF)
  *   rseq    the per-thread areas of kernel/patches/rseq/: both threads
@@ -32,7 +38,7 @@
  *           would turn off a second after the last area goes)
  *   --on CMD --off CMD   any pair of shell commands (e.g. another
  *           publication mechanism's switch), run before each sample
- * Needs root for the first two.
+ * Needs root for the first three.
  *
  * Report: for each side the median with a bootstrap 95 % confidence
  * interval (-B resamples of the samples), and the median of the paired
@@ -385,6 +391,73 @@ static const struct toggle toggle_sysctl = {
 	.teardown = sysctl_teardown,
 };
 
+/* The key's helper: commands on key_cmd ('e' opt in, 'd' out), acks. */
+static int key_cmd[2] = { -1, -1 }, key_ack[2] = { -1, -1 };
+static pid_t key_helper = -1;
+
+static void key_helper_loop(void)
+{
+	struct uspin_kernel_rs rs;
+	char c, ok;
+
+	while (read(key_cmd[0], &c, 1) == 1) {
+		memset(&rs, 0, sizeof(rs));
+		ok = prctl(USPIN_PR_SCHED_RUNNING_STATE,
+			   c == 'e' ? USPIN_PR_SCHED_RS_ENABLE : USPIN_PR_SCHED_RS_DISABLE,
+			   (unsigned long)&rs, (unsigned long)sizeof(rs), 0UL) == 0;
+		if (write(key_ack[1], ok ? "k" : "x", 1) != 1)
+			break;
+	}
+	_exit(0);
+}
+
+static int key_setup(void)
+{
+	int err;
+
+	opt_in = 0;
+	err = sysctl_setup();
+	if (err)
+		return err;
+	if (pipe(key_cmd) || pipe(key_ack))
+		return -errno;
+	key_helper = fork();
+	if (key_helper < 0)
+		return -errno;
+	if (key_helper == 0)
+		key_helper_loop();
+	return 0;
+}
+
+static int key_set(int on)
+{
+	struct timespec deferred = { 1, 200000000L };
+	char c;
+
+	if (write(key_cmd[1], on ? "e" : "d", 1) != 1 ||
+	    read(key_ack[0], &c, 1) != 1 || c != 'k')
+		return -EIO;
+	if (!on)
+		nanosleep(&deferred, NULL);
+	return 0;
+}
+
+static void key_teardown(void)
+{
+	if (key_helper > 0) {
+		close(key_cmd[1]);	/* EOF ends the helper */
+		waitpid(key_helper, NULL, 0);
+		key_helper = -1;
+	}
+	sysctl_teardown();
+}
+
+static const struct toggle toggle_key = {
+	.name = "key", .provider = NULL,
+	.setup = key_setup, .set = key_set,
+	.teardown = key_teardown,
+};
+
 /* Registered and blocked (never switched) until rseq_teardown(). */
 static void *hold_key(void *arg)
 {
@@ -516,7 +589,7 @@ static const struct toggle toggle_bpf = {
 
 static void usage(FILE *f, const char *argv0)
 {
-	fprintf(f, "usage: %s [--toggle sysctl|rseq|bpf] [--on CMD --off CMD] [-r reps (<=%d)]\n"
+	fprintf(f, "usage: %s [--toggle sysctl|key|rseq|bpf] [--on CMD --off CMD] [-r reps (<=%d)]\n"
 		"       [-n round trips] [-c cpu] [--cmd CMD] [--preload LIB] [-B resamples]\n"
 		"       [--no-query] [--no-opt-in]\n"
 		"       %s --three-way [-r reps] [-n round trips] [-c cpu] [-B resamples]\n"
@@ -634,6 +707,8 @@ int main(int argc, char **argv)
 				tg = &toggle_sysctl;
 			else if (strcmp(optarg, "rseq") == 0)
 				tg = &toggle_rseq;
+			else if (strcmp(optarg, "key") == 0)
+				tg = &toggle_key;
 #ifdef USPIN_PINGPONG_BPF
 			else if (strcmp(optarg, "bpf") == 0)
 				tg = &toggle_bpf;

@@ -14,6 +14,7 @@
  * The kernel then publishes the running state of its threads (and of its
  * fork children, until exec) in the array of its pid namespace, maps that
  * array read-only into the process, and fills rs.  PR_SCHED_RS_GET only
+ * fills rs; PR_SCHED_RS_DISABLE (series v3) opts the process out and
  * fills rs.  Errors: EINVAL (no such prctl: a kernel without the series;
  * bad size or argument), EPERM (kernel.sched_running_state is 0), ENOMEM.
  *
@@ -29,6 +30,7 @@
 #define USPIN_PR_SCHED_RUNNING_STATE	0x53525354	/* "SRST" */
 #define USPIN_PR_SCHED_RS_ENABLE	1
 #define USPIN_PR_SCHED_RS_GET		2
+#define USPIN_PR_SCHED_RS_DISABLE	3
 
 /* The per-thread areas of kernel/patches/rseq/ (docs/rseq-state.md). */
 #define USPIN_PR_SCHED_THREAD_STATE	0x53545453	/* "STTS" */

@@ -64,6 +64,7 @@ _Static_assert(USPIN_RS_SIZE_VER0 == SCHED_RS_SIZE_VER0, "VER0 size differs");
 _Static_assert(USPIN_PR_SCHED_RUNNING_STATE == PR_SCHED_RUNNING_STATE, "prctl differs");
 _Static_assert(USPIN_PR_SCHED_RS_ENABLE == PR_SCHED_RS_ENABLE, "ENABLE differs");
 _Static_assert(USPIN_PR_SCHED_RS_GET == PR_SCHED_RS_GET, "GET differs");
+_Static_assert(USPIN_PR_SCHED_RS_DISABLE == PR_SCHED_RS_DISABLE, "DISABLE differs");
 _Static_assert(USPIN_RS_VERSION == SCHED_RS_VERSION, "version differs");
 _Static_assert(USPIN_RS_FLAG_OPTED_IN == SCHED_RS_FLAG_OPTED_IN, "flag differs");
 _Static_assert(USPIN_RS_FLAG_PUBLISHING == SCHED_RS_FLAG_PUBLISHING, "flag differs");
@@ -998,6 +999,57 @@ static volatile int lib_stop;
 static volatile long lib_samples, lib_on;
 
 /* Reads its own state through the library's view while it spins. */
+/*
+ * The static key counts opted-in mms: ENABLE, a fork child, DISABLE, exec
+ * and exit each move it, and it turns off a second after the last goes.
+ * Every way in and out, twice down to no process at all; the kernel warns
+ * (and vm-run fails the run) if the count ever goes below zero, and the
+ * next process must still be published at once.
+ */
+START_TEST(key_follows_every_way_in_and_out)
+{
+	struct uspin_kernel_rs rs;
+	struct worker w;
+	int round, i;
+
+	for (round = 0; round < 2; round++) {
+		for (i = 0; i < 30; i++) {
+			pid_t pid = fork();
+
+			ck_assert_int_ge(pid, 0);
+			if (pid == 0) {
+				struct uspin_kernel_rs c;
+				pid_t g;
+				int st;
+
+				memset(&c, 0, sizeof(c));
+				if (rs_prctl(PR_SCHED_RS_ENABLE, &c, sizeof(c)))
+					_exit(1);
+				g = fork();
+				if (g == 0) {
+					if (i % 3 == 0)
+						rs_prctl(PR_SCHED_RS_DISABLE, &c, sizeof(c));
+					if (i % 3 == 1)
+						execl("/proc/self/exe", "test-running-state-kernel",
+						      "exit", (char *)NULL);
+					_exit(i % 3 == 1 ? 2 : 0);
+				}
+				if (i % 2)
+					rs_prctl(PR_SCHED_RS_DISABLE, &c, sizeof(c));
+				_exit(g > 0 && waitpid(g, &st, 0) == g && st == 0 ? 0 : 3);
+			}
+			ck_assert_int_eq(child_status(pid), 0);
+		}
+		ms_sleep(1500);		/* no opted-in mm left: the key goes off */
+	}
+	rs = rs_enable();
+	ck_assert(is_on(rs_read(&rs, sys_gettid())));
+	worker_start_rs(&w, 0, &rs);
+	ck_assert_msg(worker_saw_on(&w), "a thread opted in after the key went off never read itself ON");
+	worker_stop(&w);
+}
+END_TEST
+
 static void *lib_sampler(void *arg)
 {
 	uint32_t self = sys_gettid();
@@ -1174,6 +1226,7 @@ static Suite *kernel_rs_suite(void)
 	tcase_add_test(ns, new_pid_namespace_has_its_own_array);
 	tcase_add_test(ns, tids_above_32768_are_published);
 	tcase_add_test(admin, sysctl_off_clears_everything_and_refuses_enable);
+	tcase_add_test(admin, key_follows_every_way_in_and_out);
 	tcase_add_test(admin, provider_vdso_attaches_and_agrees);
 	tcase_add_test(admin, provider_follows_a_fork_into_a_new_pid_namespace);
 	suite_add_tcase(s, abi);
@@ -1191,6 +1244,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "after-exec") == 0)
 		return after_exec();
+	if (argc > 1 && strcmp(argv[1], "exit") == 0)
+		return 0;
 	if (argc > 2 && strcmp(argv[1], "provider") == 0)
 		return strcmp(argv[2], "attach") == 0 ? provider_attach() :
 		       strcmp(argv[2], "new-pid-ns") == 0 ? provider_new_pid_ns() : 2;
