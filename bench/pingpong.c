@@ -400,6 +400,8 @@ static void key_helper_loop(void)
 	struct uspin_kernel_rs rs;
 	char c, ok;
 
+	close(key_cmd[1]);	/* or the EOF that ends us would never come */
+	close(key_ack[0]);
 	while (read(key_cmd[0], &c, 1) == 1) {
 		memset(&rs, 0, sizeof(rs));
 		ok = prctl(USPIN_PR_SCHED_RUNNING_STATE,
