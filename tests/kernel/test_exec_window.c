@@ -47,27 +47,13 @@
 #include <unistd.h>
 
 #include "../sys_util.h"
+#include "knob.h"
 
 #define RS_SYSCTL	"/proc/sys/kernel/sched_running_state"
 #define DEBUGFS		"/sys/kernel/debug"
 #define DELAY_KNOB	DEBUGFS "/exec_test_delay_ms"
 #define EXEC_DELAY_MS	300
 #define SELF		"/proc/self/exe"
-
-/* Write @v to @path; 0 or the errno of the failure. */
-static int write_long(const char *path, long v)
-{
-	char buf[32];
-	int fd = open(path, O_WRONLY), n, err = 0;
-
-	if (fd < 0)
-		return errno;
-	n = snprintf(buf, sizeof(buf), "%ld\n", v);
-	if (write(fd, buf, n) != n)
-		err = errno;
-	close(fd);
-	return err;
-}
 
 static void set_exec_delay(long ms)
 {

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "../sys_util.h"
+#include "knob.h"
 #include "running_state.h"
 #include "running_state_abi.h"
 #include "uspin.h"
@@ -131,21 +132,6 @@ static long read_long(const char *path)
 	ck_assert_int_eq(fscanf(f, "%ld", &v), 1);
 	fclose(f);
 	return v;
-}
-
-/* Write @v to @path; 0 or the errno of the write. */
-static int write_long(const char *path, long v)
-{
-	char buf[32];
-	int fd = open(path, O_WRONLY), n, err = 0;
-
-	if (fd < 0)
-		return errno;
-	n = snprintf(buf, sizeof(buf), "%ld\n", v);
-	if (write(fd, buf, n) != n)
-		err = errno;
-	close(fd);
-	return err;
 }
 
 static void set_publishing(int on)
