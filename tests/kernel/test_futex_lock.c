@@ -968,7 +968,7 @@ START_TEST(test_unlock_passes_over_woken_waiter)
 	uint32_t me = gettid();
 	int try, conclusive = 0;
 
-	for (try = 0; try < 5 && !conclusive; try++) {
+	for (try = 0; try < 8 && !conclusive; try++) {
 		struct ranked_waiter slow, next;
 		uint32_t zero = 0;
 		pthread_t hog;
@@ -1007,11 +1007,19 @@ START_TEST(test_unlock_passes_over_woken_waiter)
 				      "second waiter hung");
 			ck_assert_ptr_null(r);
 		}
-		if (conclusive)
-			ck_assert_msg(next.rank == 1 && slow.rank == 2,
-				      "ranks: second waiter %d, woken one %d", next.rank, slow.rank);
+		/*
+		 * SCHED_IDLE behind a hog still gets a little CPU, and in TCG
+		 * the other vCPU may not run for a while: the woken one may
+		 * take the word before the second waiter, which the second
+		 * unlock did wake, gets there.  That round shows nothing; on
+		 * v2 every round goes that way, because the second unlock
+		 * woke the slow one again and the second waiter slept on.
+		 */
+		if (conclusive && !(next.rank == 1 && slow.rank == 2))
+			conclusive = 0;
 	}
-	ck_assert_msg(conclusive, "the woken waiter always ran at once (5 tries)");
+	ck_assert_msg(conclusive,
+		      "in 8 tries the second waiter never took the word before the woken one");
 }
 END_TEST
 
