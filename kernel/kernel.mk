@@ -42,7 +42,7 @@ DEB_BENCH  += linux-perf
 KTEST_CFLAGS := -O2 -g -std=gnu11 -pthread -static -Wall -Wextra \
 		-Wno-unused-parameter $(WERROR_FLAG)
 KTEST_LIBS   := -lcheck -lsubunit -lrt -lm
-KTEST_HDRS   := tests/kernel/futex_lock_test.h libuspin/futex_lock_abi.h tests/sys_util.h
+KTEST_HDRS   := tests/kernel/futex_lock_test.h tests/kernel/guest_util.h libuspin/futex_lock_abi.h tests/sys_util.h
 
 GUEST_BINS += $(BUILD)/guest/test-futex-lock $(BUILD)/guest/test-futex-lock-adaptive \
 	      $(BUILD)/guest/futex-lock-fairness $(BUILD)/guest/uspin-fuzz \
@@ -127,7 +127,7 @@ $(BUILD)/guest/uspin-fuzz: $(FUZZ_SRCS) $(wildcard tests/kernel/fuzz/*.h) tests/
 # The running-state array's kernel-specific checks (the ABI drift
 # _Static_asserts need the patched <linux/sched_running_state.h>).
 $(BUILD)/guest/test-running-state-kernel: tests/kernel/test_running_state_kernel.c \
-		tests/kernel/knob.h vdso/running_state_abi.h vdso/running_state.h tests/sys_util.h $(LIBUSPIN_A) \
+		tests/kernel/guest_util.h vdso/running_state_abi.h vdso/running_state.h tests/sys_util.h $(LIBUSPIN_A) \
 		$(KERNEL_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(KTEST_CFLAGS) $(CPPFLAGS) -isystem $(KERNEL_HDR) -o $@ $< \
@@ -165,7 +165,7 @@ $(BUILD)/guest/slice_test: $(KERNEL_STAMP)
 # The exec windows of the running-state and per-thread series, widened by
 # the test kernel's exec delay (kernel/patches/testing/; not in the
 # distro kernel, whose vm-check leaves the suite out).
-$(BUILD)/guest/test-exec-window: tests/kernel/test_exec_window.c tests/kernel/knob.h tests/sys_util.h \
+$(BUILD)/guest/test-exec-window: tests/kernel/test_exec_window.c tests/kernel/guest_util.h tests/sys_util.h \
 		$(KERNEL_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(KTEST_CFLAGS) $(CPPFLAGS) -isystem $(KERNEL_HDR) -o $@ $< $(KTEST_LIBS)

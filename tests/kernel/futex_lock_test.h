@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "../sys_util.h"
+#include "guest_util.h"
 
 #if !defined(FUTEX_LOCK) || !defined(FUTEX_UNLOCK)
 #error "<linux/futex.h> lacks FUTEX_LOCK/FUTEX_UNLOCK: compile against the patched kernel's uapi headers"
@@ -137,24 +138,6 @@ static inline void sleep_ms(long ms)
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
-}
-
-/* Scheduler state letter of a task ('R', 'S', ...) from /proc, or 0. */
-static inline char task_state(pid_t pid, pid_t tid)
-{
-	char path[64], buf[256], *p;
-	FILE *f;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
 }
 
 /*

@@ -47,7 +47,7 @@
 #include <unistd.h>
 
 #include "../sys_util.h"
-#include "knob.h"
+#include "guest_util.h"
 
 #define RS_SYSCTL	"/proc/sys/kernel/sched_running_state"
 #define DEBUGFS		"/sys/kernel/debug"
@@ -90,26 +90,6 @@ static int read_within(int fd, void *buf, size_t len, int ms)
 	if (poll(&p, 1, ms) != 1 || read(fd, buf, len) != (ssize_t)len)
 		return -1;
 	return 0;
-}
-
-/* The state letter of /proc/@pid/stat, or 0. */
-static char proc_state(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
 }
 
 static void reap(pid_t pid)
@@ -211,7 +191,7 @@ START_TEST(freed_tid_is_left_to_its_new_holder)
 		ms_sleep(1);
 	tid = x->tid;
 	ck_assert_msg(tid && tid != proc, "the exec'ing thread never started");
-	for (i = 0; i < 5000 && proc_state(tid) != 'S'; i++)
+	for (i = 0; i < 5000 && task_state(proc, tid) != 'S'; i++)
 		ms_sleep(1);
 	e = entry[sched_rs_index(tid, rs.line_shift, rs.block_shift)];
 	ck_assert_msg(e == SCHED_RS_OFF_CPU,
@@ -232,9 +212,9 @@ START_TEST(freed_tid_is_left_to_its_new_holder)
 	ck_assert_msg(new_tid == proc, "the exec'd program has TID %d, not the leader's %d",
 		      new_tid, proc);
 
-	for (i = 0; i < 5000 && proc_state(holder) != 'S'; i++)
+	for (i = 0; i < 5000 && task_state(holder, holder) != 'S'; i++)
 		ms_sleep(1);
-	ck_assert_int_eq(proc_state(holder), 'S');
+	ck_assert_int_eq(task_state(holder, holder), 'S');
 	e = entry[sched_rs_index(tid, rs.line_shift, rs.block_shift)];
 	ck_assert_msg(e == SCHED_RS_OFF_CPU,
 		      "TID %d's new holder, asleep, reads %u after the exec of the thread that had it, not OFF (%u)",

@@ -36,7 +36,7 @@
 #include <unistd.h>
 
 #include "../sys_util.h"
-#include "knob.h"
+#include "guest_util.h"
 #include "running_state.h"
 #include "running_state_abi.h"
 #include "uspin.h"
@@ -664,6 +664,11 @@ START_TEST(opting_out_leaves_no_entry_behind)
 	ck_assert_int_eq(pthread_create(&churn, NULL, churn_fn, (void *)&stop), 0);
 	ms_sleep(20);
 
+	/* a size out of range is refused before anything changes */
+	errno = 0;
+	ck_assert_int_eq(rs_prctl(PR_SCHED_RS_DISABLE, &d, SCHED_RS_SIZE_VER0 - 1), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_uint_eq(rs_get().flags & SCHED_RS_FLAG_OPTED_IN, SCHED_RS_FLAG_OPTED_IN);
 	memset(&d, 0xa5, sizeof(d));
 	ck_assert_int_eq(rs_prctl(PR_SCHED_RS_DISABLE, &d, sizeof(d)), 0);
 	ck_assert_uint_eq(d.flags, SCHED_RS_FLAG_PUBLISHING);
@@ -687,6 +692,13 @@ START_TEST(opting_out_leaves_no_entry_behind)
 		      t, e);
 	/* twice is harmless; ENABLE publishes the threads again */
 	ck_assert_int_eq(rs_prctl(PR_SCHED_RS_DISABLE, &d, sizeof(d)), 0);
+	rs_enable();
+	/* an unwritable buffer is EFAULT, but the process is out all the same */
+	errno = 0;
+	ck_assert_int_eq(rs_prctl(PR_SCHED_RS_DISABLE, (void *)8, sizeof(d)), -1);
+	ck_assert_int_eq(errno, EFAULT);
+	ck_assert_uint_eq(rs_get().flags & SCHED_RS_FLAG_OPTED_IN, 0);
+	ck_assert_uint_eq(rs_read(&rs, self), SCHED_RS_UNKNOWN);
 	rs_enable();
 	ck_assert(is_on(rs_read(&rs, self)));
 	ck_assert(wait_entry(&rs, sleeper.tid, is_off));
