@@ -264,7 +264,7 @@ static void *writer_fn(void *arg)
 	for (i = 0; i < w->iters; i++) {
 		/* switch from task i&1 to task !(i&1) on this CPU */
 		w->a[w->idx[i & 1]] = USPIN_RS_ENTRY_OFF;
-		w->a[w->idx[!(i & 1)]] = USPIN_RS_ENTRY_CPU0 + w->cpu;
+		w->a[w->idx[!(i & 1)]] = USPIN_RS_ENTRY_ON;
 	}
 	w->ns = (now_ns() - t0) / w->iters;
 	return NULL;

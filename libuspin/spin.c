@@ -253,9 +253,11 @@ static int owner_stops_informed(uint32_t tid, int *my_cpu)
 		return 1;
 	if (e == USPIN_RS_ENTRY_UNKNOWN)
 		return 0;
+	if (!uspin_rs_view.has_cpu)
+		return 0;
 	if (*my_cpu < 0)
 		*my_cpu = sched_getcpu();
-	return (int)(e - USPIN_RS_ENTRY_CPU0) == *my_cpu;
+	return uspin_rs_entry_on_cpu(e, *my_cpu);
 }
 
 /* Where a spin of @kind ends unless something stops it first. */
@@ -336,10 +338,10 @@ int uspin_spin(uspin_mutex_t *m, uint32_t take, enum uspin_spin_kind kind,
 				/* Nothing to go on: spin no longer than blind. */
 				if (start + blind < end)
 					end = start + blind;
-			} else {
+			} else if (uspin_rs_view.has_cpu) {
 				if (my_cpu < 0)
 					my_cpu = sched_getcpu();
-				if ((int)(e - USPIN_RS_ENTRY_CPU0) == my_cpu) {
+				if (uspin_rs_entry_on_cpu(e, my_cpu)) {
 					how = SPIN_OWNER_OFF;
 					break;
 				}

@@ -248,6 +248,7 @@ static int attach_via_helper(struct uspin_rs_view *view)
 	/* The mappings hold the map and the page; the fds are not needed. */
 	view->base = map;
 	view->stride = 1;
+	view->has_cpu = 1;	/* the program stores 2 + cpu */
 	view->nr_entries = rep.nr_entries;
 	view->alive = &st->alive;
 	bpf.status = st;

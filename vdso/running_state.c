@@ -39,6 +39,7 @@ static int try_attach(const struct uspin_rs_provider *p)
 	uspin_rs_view.stride = view.stride ? view.stride : 1;
 	uspin_rs_view.line_shift = view.line_shift;
 	uspin_rs_view.block_shift = view.block_shift;
+	uspin_rs_view.has_cpu = view.has_cpu;
 	__atomic_store_n(&uspin_rs_view.nr_entries, view.nr_entries,
 			 __ATOMIC_RELEASE);
 	active = p->name;

@@ -12,12 +12,15 @@
  * setup (a constructor), never on a lock path; adding one never touches
  * lock code.
  *
- * Entry encoding, version 2 (every provider, and the kernel ABI):
+ * Entry encoding (every provider, and the kernel ABI):
  *   0 (USPIN_RS_ENTRY_UNKNOWN)  no information: not published (thread not
  *                               opted in, not switched since publication
  *                               started, TID free, publication off)
  *   1 (USPIN_RS_ENTRY_OFF)      published, not on a CPU
- *   n >= 2                      on CPU n - 2
+ *   n >= 2                      on a CPU: CPU n - 2 where the provider
+ *                               names it (view.has_cpu: per-thread areas,
+ *                               BPF); the kernel array withholds it since
+ *                               its version 3 and stores 2
  * Zero meaning "unknown" lets a provider back its entries lazily with
  * zero pages.
  */
@@ -30,7 +33,8 @@
 
 #define USPIN_RS_ENTRY_UNKNOWN	0u
 #define USPIN_RS_ENTRY_OFF	1u
-#define USPIN_RS_ENTRY_CPU0	2u	/* entry of a thread on CPU c: c + 2 */
+#define USPIN_RS_ENTRY_ON	2u	/* on a CPU, which one withheld */
+#define USPIN_RS_ENTRY_CPU0	2u	/* with has_cpu: on CPU c is c + 2 */
 
 enum uspin_rs_answer {
 	USPIN_RS_OFF = 0,	/* not on a CPU: spinning on it is pointless */
@@ -65,6 +69,7 @@ struct uspin_rs_view {
 	uint32_t stride;		/* direct only, in uint32_t units, >= 1 */
 	uint8_t line_shift;		/* direct only: see uspin_rs_index() */
 	uint8_t block_shift;
+	uint8_t has_cpu;		/* entries >= 2 name the CPU */
 };
 
 /*
@@ -142,6 +147,16 @@ static inline enum uspin_rs_answer uspin_rs_answer_of(uint32_t e)
 	if (e == USPIN_RS_ENTRY_UNKNOWN)
 		return USPIN_RS_UNKNOWN;
 	return e == USPIN_RS_ENTRY_OFF ? USPIN_RS_OFF : USPIN_RS_ON;
+}
+
+/*
+ * uspin_rs_entry_on_cpu() - does entry @e say "on CPU @cpu"?  Never for a
+ * provider that withholds the CPU.
+ */
+static inline int uspin_rs_entry_on_cpu(uint32_t e, int cpu)
+{
+	return uspin_rs_view.has_cpu && e >= USPIN_RS_ENTRY_CPU0 &&
+	       e - USPIN_RS_ENTRY_CPU0 == (uint32_t)cpu;
 }
 
 /** uspin_rs_query() - is @tid on a CPU: ON, OFF or UNKNOWN. */

@@ -20,7 +20,7 @@
  *
  * Entry of TID t: ((const uint32_t *)rs.base)[uspin_rs_abi_index(&rs, t)]
  * for t < rs.nr_entries, in running_state.h's encoding (0 unknown, 1 off
- * CPU, n >= 2 on CPU n - 2).
+ * CPU, 2 on a CPU; version 2 of the series stored 2 + the CPU).
  */
 #ifndef USPIN_RUNNING_STATE_ABI_H
 #define USPIN_RUNNING_STATE_ABI_H
@@ -38,7 +38,7 @@
 #define USPIN_PR_SCHED_TS_UNREGISTER	2
 #define USPIN_PR_SCHED_TS_GET		3
 
-#define USPIN_RS_VERSION		2
+#define USPIN_RS_VERSION		3
 #define USPIN_RS_FLAG_OPTED_IN		0x1u	/* this process is published */
 #define USPIN_RS_FLAG_PUBLISHING	0x2u	/* kernel.sched_running_state=1 */
 

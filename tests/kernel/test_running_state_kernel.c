@@ -71,7 +71,7 @@ _Static_assert(USPIN_RS_FLAG_OPTED_IN == SCHED_RS_FLAG_OPTED_IN, "flag differs")
 _Static_assert(USPIN_RS_FLAG_PUBLISHING == SCHED_RS_FLAG_PUBLISHING, "flag differs");
 _Static_assert(USPIN_RS_ENTRY_UNKNOWN == SCHED_RS_UNKNOWN, "UNKNOWN differs");
 _Static_assert(USPIN_RS_ENTRY_OFF == SCHED_RS_OFF_CPU, "OFF differs");
-_Static_assert(USPIN_RS_ENTRY_CPU0 == SCHED_RS_CPU0, "CPU0 differs");
+_Static_assert(USPIN_RS_ENTRY_ON == SCHED_RS_ON_CPU, "ON differs");
 
 #define RS_SYSCTL	"/proc/sys/kernel/sched_running_state"
 #define PID_MAX		"/proc/sys/kernel/pid_max"
@@ -118,9 +118,10 @@ static uint32_t rs_read(const struct uspin_kernel_rs *rs, uint32_t tid)
 	return a[rs_index(rs, tid)];
 }
 
+/* Since version 3 "on" names no CPU: any other value is a bug. */
 static int is_on(uint32_t e)
 {
-	return e >= SCHED_RS_CPU0;
+	return e == SCHED_RS_ON_CPU;
 }
 
 static long read_long(const char *path)
@@ -354,10 +355,9 @@ START_TEST(enable_describes_and_publishes_the_caller)
 	ck_assert_uint_eq(rs.size, (uint64_t)rs.nr_entries * 4);
 	ck_assert_uint_eq(rs.pid_ns, own_pid_ns());
 	ck_assert_uint_eq(rs.flags, SCHED_RS_FLAG_OPTED_IN | SCHED_RS_FLAG_PUBLISHING);
-	/* The caller reads its own CPU at once, no switch needed. */
+	/* The caller reads ON at once, no switch needed. */
 	e = rs_read(&rs, me);
 	ck_assert_msg(is_on(e), "own entry %u after ENABLE", e);
-	ck_assert_int_le(e - SCHED_RS_CPU0, sysconf(_SC_NPROCESSORS_CONF) - 1);
 	/* Idempotent: same mapping, and GET agrees. */
 	get = rs_enable();
 	ck_assert_uint_eq(get.base, rs.base);
@@ -367,6 +367,30 @@ START_TEST(enable_describes_and_publishes_the_caller)
 	printf("running-state: %u entries at 0x%llx, lines of %u, blocks of %u, pid ns %llu\n",
 	       rs.nr_entries, (unsigned long long)rs.base, 1u << rs.line_shift,
 	       1u << rs.block_shift, (unsigned long long)rs.pid_ns);
+}
+END_TEST
+
+/*
+ * On every CPU the caller reads ON (2), never 2 + its CPU: version 3 of
+ * the encoding withholds the CPU (version 2 read 3 on CPU 1).  The switch
+ * that moves the caller to CPU c stores its entry there.
+ */
+START_TEST(entry_names_no_cpu)
+{
+	struct uspin_kernel_rs rs = rs_enable();
+	uint32_t me = sys_gettid(), e;
+	int ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	cpu_set_t set;
+
+	ck_assert_int_ge(ncpus, 2);
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		ck_assert_int_eq(sched_setaffinity(0, sizeof(set), &set), 0);
+		ck_assert_int_eq(sched_getcpu(), cpu);
+		e = rs_read(&rs, me);
+		ck_assert_msg(e == SCHED_RS_ON_CPU, "on CPU %d the entry reads %u", cpu, e);
+	}
 }
 END_TEST
 
@@ -1215,6 +1239,7 @@ static Suite *kernel_rs_suite(void)
 	tcase_add_test(abi, bad_arguments_are_einval);
 	tcase_add_test(abi, get_before_opting_in_changes_nothing);
 	tcase_add_test(abi, enable_describes_and_publishes_the_caller);
+	tcase_add_test(abi, entry_names_no_cpu);
 	tcase_add_test(abi, index_is_the_kernels_and_a_permutation);
 	tcase_add_test(abi, mapping_is_read_only_and_cannot_be_made_writable);
 	tcase_add_test(abi, mremap_moves_it_and_get_follows);
