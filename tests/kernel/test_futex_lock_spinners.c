@@ -161,7 +161,7 @@ static int trial(uint32_t *wa, uint32_t *wb, long hold_ms, long own_ms)
 
 /* --- two waiters of one word: the second queues and spins too ---------- */
 
-#define SAME_ROUNDS 6
+#define SAME_ROUNDS 10
 static uint32_t one_word;
 
 START_TEST(test_second_spinner_waits_its_turn)
