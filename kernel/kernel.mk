@@ -93,7 +93,7 @@ FUTEX_SELFTESTS := futex_requeue_pi futex_requeue_pi_mismatched_ops \
 SELFTEST_DIR  := $(BUILD)/futex-selftests
 SELFTEST_BINS := $(addprefix $(SELFTEST_DIR)/,$(FUTEX_SELFTESTS))
 
-.PHONY: kernel vm-check vm-check-tsc vm-selftests-baseline kernel-check-series kernel-clean \
+.PHONY: kernel vm-check vm-check-tsc vm-check-smp4 vm-selftests-baseline kernel-check-series kernel-clean \
 	vm-rs-cost kernel-package
 
 # The stamp's path is keyed by every input, so "exists" means "up to date";
