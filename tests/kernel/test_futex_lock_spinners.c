@@ -10,7 +10,7 @@
  * Needs 4 CPUs (vm-check boots this suite alone with --smp 4): the driver,
  * which owns the words, runs on CPU 1 and two waiters on CPUs 2 and 3, all
  * busy, so every owner and every spinner is on a CPU; CPU 0 is left to the
- * kernel.  Nothing is timed: a waiter "slept" when its voluntary context
+ * kernel.  No verdict is a time: a waiter "slept" when its voluntary context
  * switch count (getrusage(RUSAGE_THREAD).ru_nvcsw) grew across its lock
  * call.  A spinner may still sleep now and then (need_resched() when a
  * kernel thread wakes on its CPU ends any spin), so each verdict takes
