@@ -150,13 +150,12 @@ static inline enum uspin_rs_answer uspin_rs_answer_of(uint32_t e)
 }
 
 /*
- * uspin_rs_entry_on_cpu() - does entry @e say "on CPU @cpu"?  Never for a
- * provider that withholds the CPU.
+ * uspin_rs_entry_on_cpu() - does entry @e say "on CPU @cpu"?  Only where
+ * uspin_rs_view.has_cpu: elsewhere 2 means "on some CPU", not CPU 0.
  */
 static inline int uspin_rs_entry_on_cpu(uint32_t e, int cpu)
 {
-	return uspin_rs_view.has_cpu && e >= USPIN_RS_ENTRY_CPU0 &&
-	       e - USPIN_RS_ENTRY_CPU0 == (uint32_t)cpu;
+	return e >= USPIN_RS_ENTRY_CPU0 && e - USPIN_RS_ENTRY_CPU0 == (uint32_t)cpu;
 }
 
 /** uspin_rs_query() - is @tid on a CPU: ON, OFF or UNKNOWN. */

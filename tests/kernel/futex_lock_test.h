@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -187,6 +188,15 @@ static inline int join_within(pthread_t t, int sec, void **ret)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += sec;
 	return pthread_timedjoin_np(t, ret, &ts);
+}
+
+/* Voluntary context switches of the calling thread: it slept that often. */
+static inline long nvcsw_self(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_nvcsw;
 }
 
 static inline void pin_to_cpu(int cpu)

@@ -11,18 +11,9 @@
  */
 #include <check.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 #include <sys/sysinfo.h>
 
 #include "futex_lock_test.h"
-
-static long nvcsw_self(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_THREAD, &ru);
-	return ru.ru_nvcsw;
-}
 
 static void work(unsigned int n)
 {

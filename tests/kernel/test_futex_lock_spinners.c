@@ -19,7 +19,6 @@
  */
 #include <check.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 #include <sys/sysinfo.h>
 
 #include "futex_lock_test.h"
@@ -27,14 +26,6 @@
 #define DRIVER_CPU	1
 #define WAITER_CPU0	2
 #define WAIT_HUNG_SEC	60
-
-static long nvcsw_self(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_THREAD, &ru);
-	return ru.ru_nvcsw;
-}
 
 /* On the CPU for @ms: the owner of a word must be running for spinners. */
 static void busy_ms(long ms)
