@@ -34,10 +34,16 @@ static uint32_t self_tid(void)
 	return uspin_self_tid();
 }
 
-/* Per-thread areas (rseq): the view covers this process's threads only. */
-static int per_process_view(void)
+/* Per-thread areas (rseq): this process's own memory, no array. */
+static int per_thread_areas(void)
 {
 	return uspin_rs_view.base == NULL;
+}
+
+/* Per-thread areas, or the kernel's per-process array (series v3 patch 9). */
+static int per_process_view(void)
+{
+	return per_thread_areas() || uspin_rs_view.own_process;
 }
 
 /* With USPIN_RS_REQUIRE set, the provider it names must be the one attached. */
@@ -407,7 +413,7 @@ Suite *suite_running_state(void)
 	tcase_add_test(tc, stopped_process_reads_off_and_back_on);
 	tcase_add_test(tc, out_of_range_reads_unknown);
 	/* Per-thread areas are the process's own memory: writable. */
-	if (per_process_view())
+	if (per_thread_areas())
 		printf("SKIP: running-state: store_into_mapping_is_sigsegv: the %s provider's areas are this process's own memory\n",
 		       uspin_running_state_provider());
 	else

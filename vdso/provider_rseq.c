@@ -174,6 +174,7 @@ static int rseq_attach(struct uspin_rs_view *view)
 	view->base = NULL;
 	view->ptrs = (const volatile uint32_t *const volatile *)rs.ptrs;
 	view->has_cpu = 1;	/* the areas hold 2 + cpu */
+	view->own_process = 1;	/* only this process registers areas */
 	view->alive = &uspin_rs_always_alive;
 	view->nr_entries = nr;
 	return 0;

@@ -6,15 +6,20 @@
  * attach() runs once, in libuspin's setup: it opts the process in with
  * prctl(PR_SCHED_RUNNING_STATE, PR_SCHED_RS_ENABLE).  From then on the
  * kernel publishes this process's threads, and those of its fork children
- * until they exec, in the array of its pid namespace -- indexed by the
- * TIDs that namespace sees, the ones in our lock words -- and maps that
- * array read-only here.  Threads need nothing (no thread_init): the
- * kernel publishes every thread of an opted-in process itself.
+ * until they exec, in an array indexed by the TIDs of its pid namespace
+ * (the ones in our lock words), and maps that array read-only here.
+ * Threads need nothing (no thread_init): the kernel publishes every thread
+ * of an opted-in process itself.  Since patch 9 of the series the array
+ * is the process's own (USPIN_RS_FLAG_PER_PROCESS): an owner in another
+ * process reads UNKNOWN, as with per-thread areas; before, it was the pid
+ * namespace's.
  *
- * new_process() re-checks in a fork child: a child that landed in a new
- * pid namespace finds its inherited mapping detached by the kernel (it
- * reads 0, UNKNOWN, never a wrong answer) and maps its own namespace's
- * array; if that fails, it drops the view.
+ * new_process() re-checks in a fork child.  With a per-process array the
+ * inherited mapping already shows the child's own threads.  Before patch
+ * 9, a child that landed in a new pid namespace found its inherited
+ * mapping detached by the kernel (it reads 0, UNKNOWN, never a wrong
+ * answer) and mapped its own namespace's array.  If that fails, it drops
+ * the view.
  *
  * (The name is historical: the first version of the series found the
  * array through a vDSO function.)
@@ -71,16 +76,18 @@ static int vdso_attach(struct uspin_rs_view *view)
 	if (!rs_usable(&rs))
 		return ENOTSUP;		/* a layout this library cannot read */
 	rs_fill(view, &rs);
+	view->own_process = !!(rs.flags & USPIN_RS_FLAG_PER_PROCESS);
 	view->nr_entries = rs.nr_entries;
 	return 0;
 }
 
 /*
- * In a new process (fork, _Fork, clone without CLONE_VM).  Same namespace:
- * the inherited mapping is this namespace's array, nothing to do.  New
- * namespace: map its array (the kernel already publishes us there).  The
- * old mapping stays mapped (detached, all zero), so a thread that still
- * reads through the old base gets UNKNOWN, never a fault.
+ * In a new process (fork, _Fork, clone without CLONE_VM).  The inherited
+ * mapping still being ours (a per-process array, or the same namespace's):
+ * nothing to do.  Otherwise (a new namespace, before patch 9): map its
+ * array (the kernel already publishes us there).  The old mapping stays
+ * mapped (detached, all zero), so a thread that still reads through the
+ * old base gets UNKNOWN, never a fault.
  */
 static void vdso_new_process(struct uspin_rs_view *view)
 {
@@ -105,7 +112,8 @@ static const char *vdso_describe(void)
 	if (rs_prctl(USPIN_PR_SCHED_RS_GET, &rs) != 0)
 		return NULL;
 	snprintf(line, sizeof(line),
-		 "kernel array of pid namespace %" PRIu64 "%s: TIDs 0-%u, %u-TID blocks transposed by %u-entry lines; %s, publication %s",
+		 "kernel array of %spid namespace %" PRIu64 "%s: TIDs 0-%u, %u-TID blocks transposed by %u-entry lines; %s, publication %s",
+		 rs.flags & USPIN_RS_FLAG_PER_PROCESS ? "this process, in " : "",
 		 rs.pid_ns, rs.pid_ns == 0xEFFFFFFCu ? " (initial)" : "",
 		 rs.nr_entries - 1, 1u << rs.block_shift, 1u << rs.line_shift,
 		 rs.flags & USPIN_RS_FLAG_OPTED_IN ? "opted in" : "not opted in",

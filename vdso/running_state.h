@@ -70,6 +70,7 @@ struct uspin_rs_view {
 	uint8_t line_shift;		/* direct only: see uspin_rs_index() */
 	uint8_t block_shift;
 	uint8_t has_cpu;		/* entries >= 2 name the CPU */
+	uint8_t own_process;		/* other processes' TIDs read UNKNOWN */
 };
 
 /*

@@ -12,11 +12,17 @@
  *   prctl(PR_SCHED_RUNNING_STATE, PR_SCHED_RS_ENABLE, &rs, sizeof(rs), 0)
  *
  * The kernel then publishes the running state of its threads (and of its
- * fork children, until exec) in the array of its pid namespace, maps that
- * array read-only into the process, and fills rs.  PR_SCHED_RS_GET only
- * fills rs; PR_SCHED_RS_DISABLE (series v3) opts the process out and
- * fills rs.  Errors: EINVAL (no such prctl: a kernel without the series;
- * bad size or argument), EPERM (kernel.sched_running_state is 0), ENOMEM.
+ * fork children, until exec) in an array, maps that array read-only into
+ * the process, and fills rs.  Up to patch 8 of series v3 the array was
+ * the pid namespace's, holding every opted-in process's threads; since
+ * patch 9 it is the process's own (USPIN_RS_FLAG_PER_PROCESS), and
+ * PR_SCHED_RS_MAP_PEER with a pidfd in the fifth argument maps another
+ * process's array where ptrace could read that process.  PR_SCHED_RS_GET
+ * only fills rs; PR_SCHED_RS_DISABLE (series v3) opts the process out
+ * and fills rs.  Errors: EINVAL (no such prctl: a kernel without the
+ * series; bad size or argument), EPERM (kernel.sched_running_state is 0),
+ * ENOMEM; MAP_PEER also EBADF, ESRCH, EACCES, EXDEV (another pid
+ * namespace).
  *
  * Entry of TID t: ((const uint32_t *)rs.base)[uspin_rs_abi_index(&rs, t)]
  * for t < rs.nr_entries, in running_state.h's encoding (0 unknown, 1 off
@@ -31,6 +37,7 @@
 #define USPIN_PR_SCHED_RS_ENABLE	1
 #define USPIN_PR_SCHED_RS_GET		2
 #define USPIN_PR_SCHED_RS_DISABLE	3
+#define USPIN_PR_SCHED_RS_MAP_PEER	4
 
 /* The per-thread areas of kernel/patches/rseq/ (docs/rseq-state.md). */
 #define USPIN_PR_SCHED_THREAD_STATE	0x53545453	/* "STTS" */
@@ -41,6 +48,7 @@
 #define USPIN_RS_VERSION		3
 #define USPIN_RS_FLAG_OPTED_IN		0x1u	/* this process is published */
 #define USPIN_RS_FLAG_PUBLISHING	0x2u	/* kernel.sched_running_state=1 */
+#define USPIN_RS_FLAG_PER_PROCESS	0x4u	/* one process's threads only */
 
 struct uspin_kernel_rs {
 	uint32_t version;	/* USPIN_RS_VERSION */

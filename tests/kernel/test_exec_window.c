@@ -12,7 +12,9 @@
  *       which a new process takes during the delay and sleeps.  Once
  *       the exec is over, the new holder's entry must read OFF.  (v2
  *       unpublished the exec'ing thread after exec_mmap(): every switch
- *       stored into the freed TID's entry, the last one 0.)
+ *       stored into the freed TID's entry, the last one 0.  Since patch 9
+ *       each process has its own array, read here through
+ *       PR_SCHED_RS_MAP_PEER views, and the two entries are apart.)
  *   new_program_memory_is_left_alone
  *       per-thread areas: a thread registers its area at the address
  *       where the new program's stack will hold the name of the file it
@@ -116,6 +118,8 @@ static void *exec_from_thread(void *arg)
 		_exit(20);
 	if (dup2(x->done, 3) != 3)
 		_exit(21);
+	/* per thread, and kept across the exec: the new program dies with us */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	execl(SELF, "test-exec-window", "report-tid", (char *)NULL);
 	_exit(22);
 }
@@ -132,6 +136,24 @@ static int report_tid(void)
 }
 
 /* A process with TID @tid, which sleeps; 0 while @tid is taken. */
+static pid_t take_tid(pid_t tid);
+
+/* The entry of @tid in the array of process @pid, mapped into ours. */
+static const volatile uint32_t *peer_entry(pid_t pid, pid_t tid)
+{
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	struct sched_running_state rs;
+
+	ck_assert_msg(fd >= 0, "pidfd_open(%d): %s", pid, strerror(errno));
+	memset(&rs, 0, sizeof(rs));
+	ck_assert_msg(prctl(PR_SCHED_RUNNING_STATE, PR_SCHED_RS_MAP_PEER,
+			    (unsigned long)&rs, sizeof(rs), (unsigned long)fd) == 0,
+		      "PR_SCHED_RS_MAP_PEER(%d): %s", pid, strerror(errno));
+	close(fd);
+	return (const volatile uint32_t *)(uintptr_t)rs.base +
+	       sched_rs_index(tid, rs.line_shift, rs.block_shift);
+}
+
 static pid_t take_tid(pid_t tid)
 {
 	pid_t set_tid = tid;
@@ -143,6 +165,7 @@ static pid_t take_tid(pid_t tid)
 	long pid = syscall(SYS_clone3, &args, sizeof(args));
 
 	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);	/* a failed test leaks none */
 		for (;;)
 			pause();
 	}
@@ -159,7 +182,7 @@ START_TEST(freed_tid_is_left_to_its_new_holder)
 	struct exec_from_thread *x = mmap(NULL, sizeof(*x), PROT_READ | PROT_WRITE,
 					  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	struct sched_running_state rs;
-	const volatile uint32_t *entry;
+	const volatile uint32_t *thread_entry, *leader_entry, *holder_entry;
 	pid_t proc, holder = 0, tid, new_tid = 0;
 	int done[2], i;
 	uint32_t e;
@@ -170,7 +193,6 @@ START_TEST(freed_tid_is_left_to_its_new_holder)
 	ck_assert_msg(prctl(PR_SCHED_RUNNING_STATE, PR_SCHED_RS_ENABLE,
 			    (unsigned long)&rs, sizeof(rs), 0UL) == 0,
 		      "PR_SCHED_RS_ENABLE: %s", strerror(errno));
-	entry = (const volatile uint32_t *)(uintptr_t)rs.base;
 	ck_assert_int_eq(pipe(x->go), 0);
 	ck_assert_int_eq(pipe(done), 0);
 	x->done = done[1];
@@ -181,6 +203,7 @@ START_TEST(freed_tid_is_left_to_its_new_holder)
 	if (proc == 0) {
 		pthread_t t;
 
+		prctl(PR_SET_PDEATHSIG, SIGKILL);	/* a failed test leaks none */
 		if (pthread_create(&t, NULL, exec_from_thread, x))
 			_exit(23);
 		for (;;)
@@ -193,7 +216,9 @@ START_TEST(freed_tid_is_left_to_its_new_holder)
 	ck_assert_msg(tid && tid != proc, "the exec'ing thread never started");
 	for (i = 0; i < 5000 && task_state(proc, tid) != 'S'; i++)
 		ms_sleep(1);
-	e = entry[sched_rs_index(tid, rs.line_shift, rs.block_shift)];
+	thread_entry = peer_entry(proc, tid);
+	leader_entry = peer_entry(proc, proc);
+	e = *thread_entry;
 	ck_assert_msg(e == SCHED_RS_OFF_CPU,
 		      "thread %d waiting for its go reads %u, not OFF", tid, e);
 
@@ -215,13 +240,14 @@ START_TEST(freed_tid_is_left_to_its_new_holder)
 	for (i = 0; i < 5000 && task_state(holder, holder) != 'S'; i++)
 		ms_sleep(1);
 	ck_assert_int_eq(task_state(holder, holder), 'S');
-	e = entry[sched_rs_index(tid, rs.line_shift, rs.block_shift)];
+	holder_entry = peer_entry(holder, tid);
+	e = *holder_entry;
 	ck_assert_msg(e == SCHED_RS_OFF_CPU,
 		      "TID %d's new holder, asleep, reads %u after the exec of the thread that had it, not OFF (%u)",
 		      tid, e, SCHED_RS_OFF_CPU);
 	/* The exec'd program is not published: exec drops the opt-in. */
-	e = entry[sched_rs_index(proc, rs.line_shift, rs.block_shift)];
-	ck_assert_uint_eq(e, SCHED_RS_UNKNOWN);
+	ck_assert_uint_eq(*leader_entry, SCHED_RS_UNKNOWN);
+	ck_assert_uint_eq(*thread_entry, SCHED_RS_UNKNOWN);
 	reap(holder);
 	reap(proc);
 	munmap(x, sizeof(*x));
