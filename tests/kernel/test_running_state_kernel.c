@@ -576,6 +576,29 @@ static int after_exec(void)
 		;			/* busy until killed: must stay invisible */
 }
 
+/*
+ * Fork a child that runs after_exec() in a fresh image, reporting on
+ * @report (its fd 3; closed here), after a byte on @go if @go >= 0.  It
+ * dies with the test.
+ */
+static pid_t fork_after_exec(int report, int go)
+{
+	pid_t pid = fork();
+	char c;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);	/* kept across exec */
+		if (dup2(report, 3) != 3 || (go >= 0 && read(go, &c, 1) != 1))
+			_exit(98);
+		execl("/proc/self/exe", "test-running-state-kernel", "after-exec",
+		      (char *)NULL);
+		_exit(99);
+	}
+	close(report);
+	return pid;
+}
+
 START_TEST(fork_inherits_exec_drops)
 {
 	struct uspin_kernel_rs rs = rs_enable();
@@ -603,17 +626,7 @@ START_TEST(fork_inherits_exec_drops)
 
 	/* exec: not opted in, not visible while it runs */
 	ck_assert_int_eq(pipe(p), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);	/* kept across exec */
-		if (dup2(p[1], 3) != 3)
-			_exit(98);
-		execl("/proc/self/exe", "test-running-state-kernel", "after-exec",
-		      (char *)NULL);
-		_exit(99);
-	}
-	close(p[1]);
+	pid = fork_after_exec(p[1], -1);
 	ck_assert_msg(read(p[0], &c, 1) == 1,
 		      "exec'd child died before it ran: 0x%x (11: still opted in, 12: still mapped)",
 		      (waitpid(pid, &st, 0), st));
@@ -744,17 +757,7 @@ START_TEST(peer_view_needs_ptrace_access)
 	/* exec: the old view does not show the new program */
 	ck_assert_int_eq(pipe(p), 0);
 	ck_assert_int_eq(pipe(go), 0);
-	ex = fork();
-	ck_assert_int_ge(ex, 0);
-	if (ex == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);	/* kept across exec */
-		if (dup2(p[1], 3) != 3 || read(go[0], &c, 1) != 1)
-			_exit(98);
-		execl("/proc/self/exe", "test-running-state-kernel", "after-exec",
-		      (char *)NULL);
-		_exit(99);
-	}
-	close(p[1]);
+	ex = fork_after_exec(p[1], go[0]);
 	ck_assert_int_eq(rs_map_peer(ex, &peer), 0);
 	ck_assert_msg(wait_entry(&peer, ex, is_off), "peer waiting to exec never read OFF");
 	ck_assert_int_eq(write(go[1], "x", 1), 1);
@@ -771,6 +774,9 @@ START_TEST(peer_view_needs_ptrace_access)
 	ck_assert_int_eq(prctl(PR_SCHED_RUNNING_STATE, PR_SCHED_RS_MAP_PEER,
 			       (unsigned long)&again, sizeof(again), 0UL), -1);
 	ck_assert_int_eq(errno, EBADF);		/* fd 0 is not a pidfd */
+	errno = 0;				/* kthreadd has no memory */
+	ck_assert_int_eq(rs_map_peer(2, &again), -1);
+	ck_assert_int_eq(errno, ESRCH);
 
 	other = fork();			/* another user may not read root */
 	ck_assert_int_ge(other, 0);
