@@ -98,3 +98,4 @@ model-check: model-check-condvar
 
 include tests/dropin/build.mk
 include tests/bpf/build.mk
+include tests/torture/build.mk

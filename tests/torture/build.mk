@@ -1,0 +1,35 @@
+# tests/torture/: random lock traffic through libuspin's API and through
+# pthread_* (the drop-in under uspin-run, glibc as the control), every
+# policy, private, shared and robust mutexes, with fork, exec, cancellation,
+# signals and SIGKILL (tests/torture/torture.c, run.sh).
+#   make torture [TORTURE_SECONDS=600]   every combination, that long in all
+#   check-torture (make check): the same for TORTURE_CHECK_SECONDS (60)
+TORTURE      := $(BUILD)/uspin-torture
+TORTURE_PT   := $(BUILD)/uspin-torture-pthread
+TORTURE_SRCS := tests/torture/torture.c
+TORTURE_HDRS := tests/torture/torture.h
+TORTURE_CFLAGS := -O2 -g -std=gnu11 -pthread -Wall -Wextra $(WERROR_FLAG) \
+                  -Wno-unused-parameter -D_GNU_SOURCE
+TORTURE_SECONDS ?= 600
+TORTURE_CHECK_SECONDS ?= 60
+GUEST_BINS += $(BUILD)/guest/uspin-torture
+
+$(TORTURE): $(TORTURE_SRCS) tests/torture/ops_uspin.c $(TORTURE_HDRS) $(LIBUSPIN_A)
+	$(CC) $(TORTURE_CFLAGS) -Ilibuspin -o $@ $(TORTURE_SRCS) tests/torture/ops_uspin.c $(LIBUSPIN_A)
+
+# No uspin header, no libuspin: glibc's pthread, or the drop-in's.
+$(TORTURE_PT): $(TORTURE_SRCS) tests/torture/ops_pthread.c $(TORTURE_HDRS)
+	$(CC) $(TORTURE_CFLAGS) -o $@ $(TORTURE_SRCS) tests/torture/ops_pthread.c
+
+$(BUILD)/guest/uspin-torture: $(TORTURE_SRCS) tests/torture/ops_uspin.c $(TORTURE_HDRS) $(LIBUSPIN_A)
+	@mkdir -p $(@D)
+	$(CC) $(TORTURE_CFLAGS) -static -Ilibuspin -o $@ $(TORTURE_SRCS) \
+	  tests/torture/ops_uspin.c $(LIBUSPIN_A)
+
+.PHONY: torture check-torture
+TORTURE_DEPS := $(TORTURE) $(TORTURE_PT) $(DROPIN_SO) $(USPIN_RUN) $(USPIN_INFO)
+torture: $(TORTURE_DEPS)
+	@sh tests/torture/run.sh $(BUILD) $(TORTURE_SECONDS)
+check-torture: $(TORTURE_DEPS)
+	@sh tests/torture/run.sh $(BUILD) $(TORTURE_CHECK_SECONDS)
+CHECK_STEPS += check-torture
