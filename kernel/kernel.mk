@@ -62,7 +62,7 @@ GUEST_BINS += $(BUILD)/guest/test-futex-lock $(BUILD)/guest/test-futex-lock-adap
 # any kernel splat).  The debug kernel (KASAN) needs more guest memory.
 VM_SUITES ?= test-futex-lock test-futex-lock-adaptive futex-selftests uspin-fuzz \
 	     test-running-state-kernel running_state_test running-state-vdso \
-	     uspin-info test-uspin uspin-kill-futex-wait test-lockpath \
+	     uspin-info test-uspin uspin-torture uspin-kill-futex-wait test-lockpath \
 	     thread_state_test test-rseq-state running-state-rseq uspin-spin-rseq \
 	     test-rs-areas-shim \
 	     test-rseq-slice slice_test uspin-slice \

@@ -14,10 +14,10 @@
 #include "cond_impl.h"
 
 /*
- * Under the lock: the waiters' mutex, if the caller (@tid) holds it and
- * waiters can be requeued onto it from seq[] (same futex flavour).
+ * Under the lock: the waiters' mutex, if the caller holds it and waiters
+ * can be requeued onto it from seq[] (same futex flavour).
  */
-static uspin_mutex_t *owned_mutex(const uspin_cond_t *c, uint32_t tid)
+static uspin_mutex_t *owned_mutex(const uspin_cond_t *c)
 {
 	uspin_mutex_t *m = c->mutex;
 
@@ -25,7 +25,7 @@ static uspin_mutex_t *owned_mutex(const uspin_cond_t *c, uint32_t tid)
 	    (c->wrefs & COND_SHARED) || !m ||
 	    !(c->state & STATE_FUTEX_SHARED) != !mutex_futex_shared(m))
 		return NULL;
-	return WORD_TID(CMM_LOAD_SHARED(m->word)) == tid ? m : NULL;
+	return uspin_mutex_owned(m) ? m : NULL;
 }
 
 /*
@@ -49,14 +49,14 @@ static void requeue_all(uspin_cond_t *c, unsigned int slot, uspin_mutex_t *m,
 
 int uspin_cond_signal_internal(uspin_cond_t *c)
 {
-	uint32_t tid, val;
+	uint32_t val;
 	uspin_mutex_t *m;
 	unsigned int slot;
 	int shared;
 
 	if (cond_members(c) == 0)
 		return 0;
-	tid = uspin_self_tid();
+	uspin_self_tid();	/* cached outside the lock: owned_mutex() asks */
 	cond_lock(c);
 	if (!c->g1_unsignalled) {
 		if (!c->g2_size) {
@@ -75,7 +75,7 @@ int uspin_cond_signal_internal(uspin_cond_t *c)
 	val = c->seq[slot] + 1;
 	CMM_STORE_SHARED(c->seq[slot], val);
 	shared = (c->state & STATE_FUTEX_SHARED) != 0;
-	m = owned_mutex(c, tid);
+	m = owned_mutex(c);
 	cond_unlock(c);
 
 	if (m) {
@@ -98,14 +98,13 @@ int uspin_cond_broadcast(uspin_cond_t *c)
 {
 	unsigned int slots = 0, g1slot, s;
 	uspin_mutex_t *m;
-	uint32_t tid;
 	int shared;
 
 	if (!c)
 		return EINVAL;
 	if (cond_members(c) == 0)
 		return 0;
-	tid = uspin_self_tid();
+	uspin_self_tid();	/* cached outside the lock: owned_mutex() asks */
 	cond_lock(c);
 	g1slot = (unsigned int)(c->gen - 1) & 1;
 	if (c->g1_unsignalled)
@@ -125,7 +124,7 @@ int uspin_cond_broadcast(uspin_cond_t *c)
 		if (slots & (1u << s))
 			CMM_STORE_SHARED(c->seq[s], c->seq[s] + 1);
 	shared = (c->state & STATE_FUTEX_SHARED) != 0;
-	m = owned_mutex(c, tid);
+	m = owned_mutex(c);
 	if (!m)
 		c->state |= slots * STATE_DUTY(0);
 	cond_unlock(c);

@@ -166,7 +166,7 @@ static void finish_duty(struct cond_waiter *w, int e)
 	if (!w->duty)
 		return;
 	if (!w->requeuable || (e != 0 && e != EOWNERDEAD) ||
-	    WORD_TID(CMM_LOAD_SHARED(m->word)) != uspin_self_tid())
+	    !uspin_mutex_owned(m))
 		m = NULL;
 	uspin_cond_do_duty(w->c, w->duty, m, w->shared);
 }
@@ -272,7 +272,7 @@ int uspin_cond_clockwait(uspin_cond_t *c, uspin_mutex_t *m, clockid_t clock,
 
 	if (!c || !m || !abstime)
 		return EINVAL;
-	if (WORD_TID(CMM_LOAD_SHARED(m->word)) != uspin_self_tid())
+	if (!uspin_mutex_owned(m))
 		return EPERM;
 	r = uspin_cond_check_time(clock, abstime);
 	if (r)
@@ -296,7 +296,7 @@ int uspin_cond_wait(uspin_cond_t *c, uspin_mutex_t *m)
 
 	if (!c || !m)
 		return EINVAL;
-	if (WORD_TID(CMM_LOAD_SHARED(m->word)) != uspin_self_tid())
+	if (!uspin_mutex_owned(m))
 		return EPERM;
 	return uspin_cond_wait_common(c, &cm, CLOCK_REALTIME, NULL);
 }

@@ -88,6 +88,32 @@ static inline uint32_t uspin_self_tid(void)
 	return caa_likely(tid) ? tid : uspin_self_tid_slow();
 }
 
+/* ---- owner.c: who owns a mutex, in every process shape ---- */
+/*
+ * Bit 29 of the TID part, set beside the owner's TID in the words of
+ * process-shared mutexes that are not robust.  TIDs stay below 2^22
+ * (PID_MAX_LIMIT), so the kernel takes such a word for no task's: its
+ * exit-time robust handling, which compares a word with the dying
+ * thread's TID as the dying thread's pid namespace numbers it, never marks
+ * the word of a thread of another namespace that has the same number.
+ */
+#define USPIN_WORD_SHARED	0x20000000u
+
+/* What the calling thread, TID @tid, writes into @m's word. */
+static inline uint32_t uspin_word_self(const uspin_mutex_t *m, uint32_t tid)
+{
+	return (mutex_flags(m) & USPIN_SLOW_FLAGS) == USPIN_PROCESS_SHARED ?
+	       tid | USPIN_WORD_SHARED : tid;
+}
+
+/*
+ * Does the calling thread own @m?  Its TID in the word, and for a
+ * process-shared mutex its pid namespace beside it (TIDs of two namespaces
+ * may be equal); in a fork child, also what its forking thread held in a
+ * private mutex.  What relock (EDEADLK) and unlock (EPERM) ask.
+ */
+int uspin_mutex_owned(const uspin_mutex_t *m) USPIN_HIDDEN;
+
 /* The rseq time-slice extension: uspin_slice_enter() / _exit(). */
 #include "slice_ext.h"
 

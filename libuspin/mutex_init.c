@@ -34,7 +34,7 @@ int uspin_mutex_consistent(uspin_mutex_t *m)
 	if (!m)
 		return EINVAL;
 	v = CMM_LOAD_SHARED(m->word);
-	if (WORD_TID(v) != uspin_self_tid() || !(v & FUTEX_OWNER_DIED))
+	if (!uspin_mutex_owned(m) || !(v & FUTEX_OWNER_DIED))
 		return EINVAL;
 	uatomic_and(&m->word, ~(uint32_t)FUTEX_OWNER_DIED);
 	return 0;

@@ -134,8 +134,15 @@ static int block_futex_wait(uspin_mutex_t *m, uint32_t tid,
 
 	for (;;) {
 		v = CMM_LOAD_SHARED(m->word);
-		if (WORD_TID(v) == tid) {
-			/* Handed over by the unlocker. */
+		/*
+		 * Handed over by the unlocker (private mutexes only: a shared
+		 * word may name another pid namespace's thread with our TID).
+		 * The unlocker's xchg of the word is its release; this load
+		 * saw it, and the barrier orders our critical section after
+		 * it: the acquire that the CAS of every other path has.
+		 */
+		if (may_ask && WORD_TID(v) == tid) {
+			cmm_smp_mb();
 			uspin_stats.handoffs++;
 			return uspin_after_acquire(m, tid);
 		}
@@ -200,29 +207,44 @@ static int block_futex_wait(uspin_mutex_t *m, uint32_t tid,
 	}
 }
 
+/*
+ * @tid is what the caller writes into the word (uspin_word_self()).  Every
+ * path takes the word with a CAS (liburcu's uatomic_cmpxchg() is a full
+ * barrier, so the critical section cannot move before it), with the
+ * kernel's atomic op of FUTEX_LOCK (a full barrier too, and the wake-up of
+ * a handoff orders the rest), or by seeing it handed over
+ * (block_futex_wait()'s barrier).
+ */
 int uspin_lock_slow(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
 		    const struct timespec *abstime, unsigned int mode)
 {
 	struct uspin_plan plan;
 	uint64_t deadline;
+	int r;
 
 	if (mutex_flags(m) & USPIN_NOTRECOVERABLE)
 		return ENOTRECOVERABLE;
+	uspin_claims_current(m);
 	uspin_stats.slow_paths++;
 	deadline = cycles_deadline(clock, abstime);
 	plan = uspin_plan_for(m);
 	if (plan.spin != SPIN_NONE && uspin_spin(m, tid, plan.spin, deadline))
 		return 0;	/* spinners never take a dead owner's word */
 
-	switch (plan.wait) {
-	case WAIT_FUTEX_LOCK:
-		return block_futex_lock(m, tid, 0, clock, abstime);
-	case WAIT_FUTEX_LOCK_ADAPTIVE:
-		return block_futex_lock(m, tid, 1, clock, abstime);
-	case WAIT_FUTEX_WAIT:
-		break;
-	}
-	return block_futex_wait(m, tid, plan.spin, deadline, clock, abstime);
+	if (plan.wait == WAIT_FUTEX_WAIT)
+		return block_futex_wait(m, tid, plan.spin, deadline, clock,
+					abstime);
+	r = block_futex_lock(m, tid, plan.wait == WAIT_FUTEX_LOCK_ADAPTIVE,
+			     clock, abstime);
+	/*
+	 * The kernel compares the word with our TID as our pid namespace
+	 * numbers it; a robust shared mutex's owner in another namespace may
+	 * have the same number (owner.c).  Not ours: wait as on a stock
+	 * kernel, which FUTEX_UNLOCK wakes like any waiter.
+	 */
+	if (r == EDEADLK && !uspin_mutex_owned(m))
+		r = block_futex_wait(m, tid, SPIN_NONE, deadline, clock, abstime);
+	return r;
 }
 
 /*
@@ -243,8 +265,11 @@ static int lock_pending(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
 		r = 0;
 	else
 		r = uspin_lock_slow(m, tid, clock, abstime, mode);
-	if ((r == 0 || r == EOWNERDEAD) && mutex_is_robust(m))
-		uspin_robust_enqueue(m);
+	if (r == 0 || r == EOWNERDEAD) {
+		uspin_owner_tag_set(m);
+		if (mutex_is_robust(m))
+			uspin_robust_enqueue(m);
+	}
 	uspin_robust_end();
 	return r;
 }
@@ -264,7 +289,7 @@ static int wait_for_other_unlock(uspin_mutex_t *m, uint32_t tid,
 
 	for (;;) {
 		v = CMM_LOAD_SHARED(m->word);
-		if (WORD_TID(v) != tid)
+		if (!uspin_mutex_owned(m))
 			return 0;
 		if (!mark_waiters(m, &v))
 			continue;
@@ -299,10 +324,10 @@ static int relock_by_owner(uspin_mutex_t *m, uint32_t tid, unsigned int mode,
 int uspin_lock_contended(uspin_mutex_t *m, unsigned int mode, clockid_t clock,
 			 const struct timespec *abstime)
 {
-	uint32_t tid = uspin_self_tid();
+	uint32_t tid = uspin_word_self(m, uspin_self_tid());
 	int r;
 
-	if (WORD_TID(CMM_LOAD_SHARED(m->word)) == tid)
+	if (WORD_TID(CMM_LOAD_SHARED(m->word)) && uspin_mutex_owned(m))
 		return relock_by_owner(m, tid, mode, clock, abstime);
 	if (mutex_flags(m) & USPIN_SLOW_FLAGS)
 		r = lock_pending(m, tid, clock, abstime, mode);
@@ -365,8 +390,7 @@ int uspin_lock_timed(uspin_mutex_t *m, unsigned int mode, clockid_t clock,
 
 	if (r != EBUSY)
 		return r;
-	if ((mode & USPIN_MODE_ERRORCHECK) &&
-	    WORD_TID(CMM_LOAD_SHARED(m->word)) == uspin_self_tid())
+	if ((mode & USPIN_MODE_ERRORCHECK) && uspin_mutex_owned(m))
 		return EDEADLK;
 	r = check_abstime(abstime);
 	if (r)

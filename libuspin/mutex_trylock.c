@@ -29,7 +29,7 @@ static int trylock_word(uspin_mutex_t *m, uint32_t tid)
 
 int uspin_mutex_trylock(uspin_mutex_t *m)
 {
-	uint32_t tid = uspin_self_tid();
+	uint32_t tid = uspin_word_self(m, uspin_self_tid());
 	int r;
 
 	if (caa_likely(!(mutex_flags(m) & USPIN_SLOW_FLAGS)))
@@ -37,8 +37,11 @@ int uspin_mutex_trylock(uspin_mutex_t *m)
 	/* Robust and process-shared: as lock_pending() (mutex_lock.c). */
 	uspin_robust_begin(m);
 	r = trylock_word(m, tid);
-	if ((r == 0 || r == EOWNERDEAD) && mutex_is_robust(m))
-		uspin_robust_enqueue(m);
+	if (r == 0 || r == EOWNERDEAD) {
+		uspin_owner_tag_set(m);
+		if (mutex_is_robust(m))
+			uspin_robust_enqueue(m);
+	}
 	uspin_robust_end();
 	return uspin_slice_after_lock(r);
 }

@@ -15,7 +15,10 @@
 void uspin_release_word(uspin_mutex_t *m, uint32_t tid)
 {
 	int shared = mutex_futex_shared(m);
-	uint32_t v = CMM_LOAD_SHARED(m->word), h;
+	uint32_t v, h;
+
+	uspin_claims_current(m);
+	v = CMM_LOAD_SHARED(m->word);
 
 	if (caa_unlikely(v & FUTEX_OWNER_DIED)) {
 		/*
@@ -33,7 +36,7 @@ void uspin_release_word(uspin_mutex_t *m, uint32_t tid)
 	 * already sleep there too (at most two: one handed the word, one
 	 * asking); the one that does not own the word sleeps again.
 	 */
-	if (CMM_LOAD_SHARED(m->handoff) &&
+	if (mutex_handoff_request(m) &&
 	    (h = uatomic_xchg(&m->handoff, 0)) != 0) {
 		uatomic_xchg(&m->word, h | FUTEX_WAITERS);
 		futex_wake_bitset(&m->word, INT_MAX, USPIN_WAKE_HANDOFF, shared);
@@ -42,8 +45,10 @@ void uspin_release_word(uspin_mutex_t *m, uint32_t tid)
 	/* Others sleep, but a waiter spins: the word goes to it (spin.c). */
 	if (!shared && (v & FUTEX_WAITERS) && uspin_pass_to_spinner(m, tid))
 		return;
+	/* Not for a shared word's mark (owner.c): the kernel would say EPERM. */
 	if (uspin_setup()->futex_unlock && !uspin_force_stock_kernel &&
-	    WORD_TID(v) == tid && futex_unlock_op(&m->word, shared) == 0)
+	    WORD_TID(v) == tid && !(tid & USPIN_WORD_SHARED) &&
+	    futex_unlock_op(&m->word, shared) == 0)
 		return;
 	/*
 	 * Process-shared: the free word keeps FUTEX_WAITERS until the waiter
@@ -68,16 +73,22 @@ static void unlock_pending(uspin_mutex_t *m, uint32_t tid)
 	uspin_robust_begin(m);
 	if (mutex_is_robust(m))
 		uspin_robust_dequeue(m);
+	uspin_owner_tag_clear(m);
 	if (uatomic_cmpxchg(&m->word, tid, 0) != tid)
 		uspin_release_word(m, tid);
 	uspin_robust_end();
 }
 
+/*
+ * @tid: what the caller writes into the word.  A fork child's thread may
+ * own a word that names its forking thread's TID instead (owner.c): the
+ * CAS then fails and uspin_release_word() releases it.
+ */
 int uspin_unlock_contended(uspin_mutex_t *m, unsigned int mode)
 {
-	uint32_t tid = uspin_self_tid();
+	uint32_t tid = uspin_word_self(m, uspin_self_tid());
 
-	if (WORD_TID(CMM_LOAD_SHARED(m->word)) != tid) {
+	if (!uspin_mutex_owned(m)) {
 		if (mode & USPIN_MODE_ERRORCHECK || mutex_is_robust(m))
 			return EPERM;
 		/*

@@ -47,8 +47,13 @@ struct uspin_plan uspin_plan_for(const uspin_mutex_t *m)
 		return plan;
 	p = uspin_effective_policy(
 		(enum uspin_policy)(mutex_flags(m) & USPIN_POLICY_MASK));
-	has_lock = s->futex_lock && !uspin_force_stock_kernel;
-	has_adaptive = s->futex_lock_adaptive && !uspin_force_stock_kernel;
+	/*
+	 * The kernel ops store the caller's TID unmarked: not in the words
+	 * of shared mutexes that are not robust (owner.c).
+	 */
+	has_lock = s->futex_lock && !uspin_force_stock_kernel &&
+		   (mutex_flags(m) & USPIN_SLOW_FLAGS) != USPIN_PROCESS_SHARED;
+	has_adaptive = has_lock && s->futex_lock_adaptive;
 	if (has_lock)
 		plan.wait = WAIT_FUTEX_LOCK;
 

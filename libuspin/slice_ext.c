@@ -146,9 +146,9 @@ static struct uspin_rseq_slice_ctrl *force_ctrl(void)
 }
 
 /*
- * A fork child's words are the parent thread's: they name its TID, so
- * the child can only unlock them as a foreign thread (a normal mutex) or
- * not at all (EPERM): the child holds nothing.  fork() clears at once;
+ * A fork child starts with nothing requested: the requests of the words
+ * its forking thread held were the parent's, and their unlocks in the
+ * child (owner.c) find depth 0 (slice_ext.h).  fork() clears at once;
  * _Fork() and a raw clone() at the child's first slow path, below.
  */
 static void slice_forget_held(void)

@@ -23,9 +23,10 @@
  * only while @on; the request is set by each lock, cleared at 1 -> 0.  A
  * signal handler that locks and unlocks in between is balanced, so its
  * nesting inside our read-modify-writes leaves both right.  A fork child
- * holds none of the words (they name the parent thread's TID): its depth
- * and request are cleared (slice_ext.c), its enable kept, as the kernel
- * keeps it over fork; exec drops the kernel's and ours alike.
+ * starts at depth 0 with no request, its enable kept, as the kernel keeps
+ * it over fork (slice_ext.c); the private words its forking thread held
+ * are its own (owner.c), but their requests were the parent's, so their
+ * unlocks leave depth 0 alone.  exec drops the kernel's and ours alike.
  */
 struct uspin_slice {
 	uint8_t on;		/* first: the one byte the fast paths test */

@@ -8,7 +8,9 @@
  * mutex_spin_on_owner() does, with no time budget of its own.  It stops
  * when:
  *   - the provider says the owner is off its CPU, or on ours (it waits for
- *     us), or the word names a new owner that is off;
+ *     us), or the word names a new owner that is off, or an owner it saw
+ *     on a CPU now reads unknown (it exited, its TID was reused, the
+ *     provider died);
  *   - the spinner itself was descheduled: two reads of the word further
  *     apart than preempt_gap mean its CPU was wanted (the user-space stand-in
  *     for need_resched());
@@ -46,14 +48,22 @@
  * so spinners here are a bounded, unordered set that polls the word with
  * backoff.
  *
- * Bits 8-31 hold a time on the cycle counter, in STAMP_UNITs, 0 for none.
- * Private mutexes: since when unlockers have been passing sleepers over
- * for spinners (the starvation bound, uspin_pass_to_spinner()).  Shared
- * ones, which never pass sleepers over: when a spinner last entered or
- * said it is alive, so that the count of a process killed while spinning
- * lapses after STALE_AFTER instead of keeping others from spinning.
+ * Private mutexes: bits 8-29 hold the TID of one spinner, the lead (the
+ * first to enter while there was none; 0 once it left), so that an
+ * unlocker can ask the running-state provider whether a spinner runs
+ * before it leaves the word to one (uspin_pass_to_spinner()); the time
+ * since when unlockers have been passing sleepers over for spinners (the
+ * starvation bound) is in robust_next, on the cycle counter.  A fork
+ * child's first slow path clears all of it (claims.c).
+ *
+ * Shared mutexes, which never pass sleepers over: bits 8-31 hold a time on
+ * the cycle counter, in STAMP_UNITs, when a spinner last entered or said
+ * it is alive, so that the count of a process killed while spinning lapses
+ * after STALE_AFTER instead of keeping others from spinning.
  */
 #define SPINNERS_MASK		0xffu
+#define LEAD_SHIFT		8
+#define LEAD_MASK		0x3fffffu	/* TIDs < 2^22 (PID_MAX_LIMIT) */
 #define STAMP_SHIFT		8
 #define STAMP_MASK		0xffffffu
 #define STAMP_UNIT_SHIFT	14	/* 16384 cycles: ~5-8 us */
@@ -88,7 +98,13 @@ static inline uint64_t us_to_cycles(uint64_t us)
 	return us * uspin_setup()->cycles_per_us;
 }
 
-static int spinners_enter(uspin_mutex_t *m, int shared)
+static inline uint32_t lead_of(uint32_t s)
+{
+	return s >> LEAD_SHIFT & LEAD_MASK;
+}
+
+/* Count one more spinner; a private mutex's may become the lead. */
+static int spinners_enter(uspin_mutex_t *m, int shared, uint32_t tid)
 {
 	unsigned int max = uspin_setup()->max_spinners;
 	uint32_t s = CMM_LOAD_SHARED(m->spinner), n, seen;
@@ -102,8 +118,11 @@ static int spinners_enter(uspin_mutex_t *m, int shared)
 		if (count >= max)
 			return 0;
 		if (shared)
-			st = stamp_now();
-		n = st << STAMP_SHIFT | (count + 1);
+			n = stamp_now() << STAMP_SHIFT | (count + 1);
+		else if (!lead_of(s) && tid <= LEAD_MASK)
+			n = tid << LEAD_SHIFT | (count + 1);
+		else
+			n = s + 1;
 		seen = uatomic_cmpxchg(&m->spinner, s, n);
 		if (seen == s)
 			return 1;
@@ -111,13 +130,19 @@ static int spinners_enter(uspin_mutex_t *m, int shared)
 	}
 }
 
-/* Full barrier (a successful cmpxchg): pairs with uspin_pass_to_spinner(). */
-static void spinners_leave(uspin_mutex_t *m)
+/*
+ * Full barrier (a successful cmpxchg): pairs with uspin_pass_to_spinner().
+ * A private mutex's lead leaves its place empty.
+ */
+static void spinners_leave(uspin_mutex_t *m, int shared, uint32_t tid)
 {
-	uint32_t s = CMM_LOAD_SHARED(m->spinner), seen;
+	uint32_t s = CMM_LOAD_SHARED(m->spinner), n, seen;
 
 	while (spinners_of(s)) {
-		seen = uatomic_cmpxchg(&m->spinner, s, s - 1);
+		n = s - 1;
+		if (!shared && lead_of(s) == tid)
+			n &= SPINNERS_MASK;
+		seen = uatomic_cmpxchg(&m->spinner, s, n);
 		if (seen == s)
 			return;
 		s = seen;
@@ -135,27 +160,34 @@ static void spinners_alive(uspin_mutex_t *m)
 				stamp_now() << STAMP_SHIFT | spinners_of(s));
 }
 
-/* Clear the passing-over stamp of a private mutex, keeping the count. */
-static void pass_over_end(uspin_mutex_t *m, uint32_t s)
+/*
+ * The passing-over stamp of a private mutex (robust_next, see above):
+ * only its owner reads and writes it, at its unlock.
+ */
+static uint64_t pass_over_since(uspin_mutex_t *m)
 {
-	uint32_t seen;
+	return (uint64_t)(uintptr_t)CMM_LOAD_SHARED(m->robust_next);
+}
 
-	while (stamp_of(s)) {
-		seen = uatomic_cmpxchg(&m->spinner, s, spinners_of(s));
-		if (seen == s)
-			return;
-		s = seen;
-	}
+static void pass_over_set(uspin_mutex_t *m, uint64_t since)
+{
+	CMM_STORE_SHARED(m->robust_next, (void *)(uintptr_t)since);
 }
 
 /*
  * Called by the owner of a private mutex whose word has FUTEX_WAITERS set
  * (the handoff request and a dead owner are served before).  If a waiter
- * spins, leave the word free with FUTEX_WAITERS, so the spinner takes it
- * and wakes a sleeper at its own unlock, instead of paying for a wake-up
- * now and a sleeper's late start.  Sleepers are passed over for at most
- * handoff_after at a time: then the normal path wakes one (or the kernel
- * hands the lock over), as a starving FUTEX_WAIT waiter would ask.
+ * spins and runs, leave the word free with FUTEX_WAITERS, so the spinner
+ * takes it and wakes a sleeper at its own unlock, instead of paying for a
+ * wake-up now and a sleeper's late start.  Sleepers are passed over for at
+ * most handoff_after at a time: then the normal path wakes one (or the
+ * kernel hands the lock over), as a starving FUTEX_WAIT waiter would ask.
+ *
+ * Runs means: the provider says the lead spinner is on a CPU.  A spinner
+ * that is preempted (or a provider that cannot tell) gets nothing: the word
+ * would lie free while it is off its CPU and the sleepers sleep.  Then the
+ * normal path wakes a sleeper, and a spinner that runs may still take the
+ * word first.
  *
  * Shared and robust mutexes never pass: a spinner killed after the word
  * was left to it would leave the sleepers asleep on a free word.
@@ -168,19 +200,19 @@ static void pass_over_end(uspin_mutex_t *m, uint32_t s)
  */
 int uspin_pass_to_spinner(uspin_mutex_t *m, uint32_t tid)
 {
-	uint32_t s = CMM_LOAD_SHARED(m->spinner), seen;
+	uint32_t s = CMM_LOAD_SHARED(m->spinner), lead = lead_of(s);
+	uint64_t since = pass_over_since(m), now;
 
-	if (!spinners_of(s)) {
-		pass_over_end(m, s);
+	if (!spinners_of(s) || !lead || uspin_rs_query(lead) != USPIN_RS_ON) {
+		if (since)
+			pass_over_set(m, 0);
 		return 0;
 	}
-	if (!stamp_of(s)) {
-		seen = uatomic_cmpxchg(&m->spinner, s,
-				       stamp_now() << STAMP_SHIFT | spinners_of(s));
-		if (seen != s)
-			return 0;	/* rare: wake as usual */
-	} else if (stamp_age(stamp_of(s)) >= uspin_setup()->handoff_after) {
-		pass_over_end(m, s);
+	now = uspin_cycles();
+	if (!since) {
+		pass_over_set(m, now | 1);
+	} else if (now - since >= uspin_setup()->handoff_after) {
+		pass_over_set(m, 0);
 		return 0;
 	}
 	uatomic_xchg(&m->word, FUTEX_WAITERS);
@@ -280,6 +312,43 @@ static uint64_t spin_end_of(enum uspin_spin_kind kind, uint64_t start,
 	return start + blind;
 }
 
+/*
+ * The spinner's view of the owner @tid in the informed kinds: 1 to stop
+ * spinning (off its CPU, on ours, or gone after it was seen on one: an
+ * owner that exited, a TID reused, a provider that died), else 0, with
+ * *@end capped at the blind budget for an owner nobody can tell about.
+ */
+struct owner_watch {
+	uint32_t tid;		/* the owner looked at, 0: none yet */
+	int seen_on;		/* the provider said ON for it */
+	int my_cpu;		/* looked up once, when first needed */
+};
+
+static int owner_stops(struct owner_watch *o, uint32_t tid, uint64_t *end,
+		       uint64_t blind_end)
+{
+	uint32_t e = uspin_rs_entry(tid);
+
+	if (tid != o->tid) {
+		o->tid = tid;
+		o->seen_on = 0;
+		if (e == USPIN_RS_ENTRY_UNKNOWN && blind_end < *end)
+			*end = blind_end;	/* nothing to go on */
+	}
+	if (e == USPIN_RS_ENTRY_OFF)
+		return 1;
+	if (e == USPIN_RS_ENTRY_UNKNOWN)
+		return o->seen_on;
+	if (!o->seen_on && uspin_rs_view.has_cpu) {
+		if (o->my_cpu < 0)
+			o->my_cpu = sched_getcpu();
+		if (uspin_rs_entry_on_cpu(e, o->my_cpu))
+			return 1;
+	}
+	o->seen_on = 1;
+	return 0;
+}
+
 int uspin_spin(uspin_mutex_t *m, uint32_t take, enum uspin_spin_kind kind,
 	       uint64_t deadline)
 {
@@ -287,8 +356,9 @@ int uspin_spin(uspin_mutex_t *m, uint32_t take, enum uspin_spin_kind kind,
 	int informed = kind == SPIN_OWNER_RUNNING || kind == SPIN_OWNER_LEARNED;
 	int shadow = !informed && s->shadow;
 	int shared = mutex_futex_shared(m), my_cpu = -1;
-	uint32_t est = estimate_of(m), v, owner = 0;
+	uint32_t est = estimate_of(m), v, tid = WORD_TID(take) & ~USPIN_WORD_SHARED;
 	uint64_t blind, start, end, now, prev, alive, off_since = 0;
+	struct owner_watch watch = { .my_cpu = -1 };
 	unsigned int backoff = 1;
 	enum spin_end how;
 
@@ -299,7 +369,7 @@ int uspin_spin(uspin_mutex_t *m, uint32_t take, enum uspin_spin_kind kind,
 		end = deadline;
 	if (end <= start)
 		return 0;
-	if (!spinners_enter(m, shared)) {
+	if (!spinners_enter(m, shared, tid)) {
 		uspin_stats.spin_refused++;
 		return 0;
 	}
@@ -319,35 +389,15 @@ int uspin_spin(uspin_mutex_t *m, uint32_t take, enum uspin_spin_kind kind,
 			}
 			continue;
 		}
-		if (CMM_LOAD_SHARED(m->handoff)) {
+		if (mutex_handoff_request(m)) {
 			how = SPIN_GAVE_UP;
 			break;
 		}
-		if (shadow && !off_since &&
-		    owner_stops_informed(WORD_TID(v), &my_cpu))
+		/* The owner's TID, without a shared word's mark (owner.c). */
+		v = WORD_TID(v) & ~USPIN_WORD_SHARED;
+		if (shadow && !off_since && owner_stops_informed(v, &my_cpu))
 			off_since = uspin_cycles();
-		if (informed && WORD_TID(v) != owner) {
-			uint32_t e = uspin_rs_entry(WORD_TID(v));
-
-			owner = WORD_TID(v);
-			if (e == USPIN_RS_ENTRY_OFF) {
-				how = SPIN_OWNER_OFF;
-				break;
-			}
-			if (e == USPIN_RS_ENTRY_UNKNOWN) {
-				/* Nothing to go on: spin no longer than blind. */
-				if (start + blind < end)
-					end = start + blind;
-			} else if (uspin_rs_view.has_cpu) {
-				if (my_cpu < 0)
-					my_cpu = sched_getcpu();
-				if (uspin_rs_entry_on_cpu(e, my_cpu)) {
-					how = SPIN_OWNER_OFF;
-					break;
-				}
-			}
-		} else if (informed &&
-			   uspin_rs_entry(owner) == USPIN_RS_ENTRY_OFF) {
+		if (informed && owner_stops(&watch, v, &end, start + blind)) {
 			how = SPIN_OWNER_OFF;
 			break;
 		}
@@ -368,7 +418,7 @@ int uspin_spin(uspin_mutex_t *m, uint32_t take, enum uspin_spin_kind kind,
 			alive = now;
 		}
 	}
-	spinners_leave(m);
+	spinners_leave(m, shared, tid);
 	/*
 	 * An unlocker may have left the word to us just as we stopped (see
 	 * uspin_pass_to_spinner()): a free word is ours to take, whatever

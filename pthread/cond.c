@@ -102,8 +102,7 @@ static int dropin_wait(pthread_cond_t *pc, pthread_mutex_t *pm, clockid_t clock,
 		d.cm.reacquire = reacquire_glibc;
 	} else {
 		sync_flags(m, d.kind);
-		if (kind_checks_owner(d.kind) &&
-		    WORD_TID(CMM_LOAD_SHARED(m->word)) != uspin_self_tid())
+		if (kind_checks_owner(d.kind) && !uspin_mutex_owned(m))
 			return EPERM;
 		d.cm.kept = (d.kind & K_TYPE_MASK) == K_RECURSIVE && m->count > 1;
 		d.cm.m = d.cm.kept ? NULL : m;

@@ -48,7 +48,7 @@ static __attribute__((noinline)) int lock_slow(uspin_mutex_t *m, int kind,
 	if (invalid_kind(kind))
 		return EINVAL;
 	sync_flags(m, kind);
-	if (recursive && WORD_TID(CMM_LOAD_SHARED(m->word)) == uspin_self_tid())
+	if (recursive && uspin_mutex_owned(m))
 		return lock_again(m);
 	if (timed)
 		r = uspin_lock_timed(m, kind_mode(kind), clock, abstime);
@@ -73,7 +73,7 @@ static __attribute__((noinline)) int unlock_slow(uspin_mutex_t *m, int kind)
 		return EINVAL;
 	sync_flags(m, kind);
 	v = CMM_LOAD_SHARED(m->word);
-	if (kind_checks_owner(kind) && WORD_TID(v) != uspin_self_tid())
+	if (kind_checks_owner(kind) && !uspin_mutex_owned(m))
 		return EPERM;
 	/*
 	 * glibc: a robust recursive mutex taken with EOWNERDEAD and not made
@@ -109,8 +109,9 @@ int pthread_mutex_unlock(pthread_mutex_t *pm)
 
 	if (caa_likely(!(kind & ~K_TYPE_MASK) && tid)) {
 		if (caa_unlikely(kind == K_RECURSIVE)) {
+			/* Not ours, or our forking thread's (unlock_slow()). */
 			if (WORD_TID(CMM_LOAD_SHARED(m->word)) != tid)
-				return EPERM;
+				return unlock_slow(m, kind);
 			if (m->count > 1) {
 				m->count--;
 				return 0;
@@ -140,7 +141,7 @@ int pthread_mutex_trylock(pthread_mutex_t *pm)
 	if (invalid_kind(kind))
 		return EINVAL;
 	sync_flags(m, kind);
-	if (WORD_TID(CMM_LOAD_SHARED(m->word)) == uspin_self_tid()) {
+	if (uspin_mutex_owned(m)) {
 		if ((kind & K_TYPE_MASK) == K_RECURSIVE)
 			return lock_again(m);
 		/* glibc: a robust errorcheck mutex says so; others EBUSY */

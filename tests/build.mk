@@ -8,7 +8,7 @@ TEST_SRCS := tests/test_main.c tests/test_errors.c tests/test_timed.c \
              tests/test_vdso_sym.c tests/test_running_state.c \
              tests/test_setup.c tests/test_process.c tests/test_fairness.c \
              tests/test_cond.c tests/test_spin.c tests/test_kill.c \
-             tests/test_slice_ext.c tests/kill_harness.c
+             tests/test_slice_ext.c tests/test_shapes.c tests/kill_harness.c
 TEST_USPIN := $(BUILD)/test-uspin
 TEST_OBJS  = $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_SRCS))
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt)

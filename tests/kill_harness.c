@@ -315,10 +315,12 @@ int kill_run(const struct kill_config *cfg, struct kill_report *rep)
 	}
 	if (r != 0 && r != EOWNERDEAD) {
 		/* Both layouts keep the TID word at offset 0. */
-		rep->word = CMM_LOAD_SHARED(*(uint32_t *)m);
-		rep->word_owner_alive =
-			(rep->word & 0x3fffffff) &&
-			kill((pid_t)(rep->word & 0x3fffffff), 0) == 0;
+		uint32_t w = CMM_LOAD_SHARED(*(uint32_t *)m);
+		/* The TID, without a shared word's mark (bit 29, uspin(3)). */
+		pid_t tid = (pid_t)(w & 0x1fffffff);
+
+		rep->word = w;
+		rep->word_owner_alive = tid && kill(tid, 0) == 0;
 	}
 	if (r == EOWNERDEAD && cfg->robust) {
 		recover(s);

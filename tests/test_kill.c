@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <urcu/uatomic.h>
 
+#include "internal.h"	/* USPIN_WORD_SHARED */
 #include "kill_harness.h"
 #include "test_util.h"
 
@@ -182,7 +183,8 @@ START_TEST(shared_woken_waiter_killed)
 			 * section: a dead owner, which only a robust mutex
 			 * defines.  Not what this checks; the next round.
 			 */
-			if (!_i && (a->m.word & FUTEX_TID_MASK) == (uint32_t)kids[round & 1]) {
+			if (!_i && (a->m.word & FUTEX_TID_MASK & ~USPIN_WORD_SHARED) ==
+				   (uint32_t)kids[round & 1]) {
 				owned++;
 				continue;
 			}

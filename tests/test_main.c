@@ -27,6 +27,7 @@ static const struct check_suite suites[] = {
 	{ "running-state", suite_running_state },
 	{ "spin", suite_spin },
 	{ "slice", suite_slice },
+	{ "shapes", suite_shapes },
 };
 
 int main(int argc, char **argv)

@@ -16,6 +16,7 @@
 #include <linux/futex.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cycles.h"
@@ -457,6 +458,7 @@ START_TEST(spinner_count_refuses_past_the_bound)
 
 	ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_SPIN_CAPPED), 0);
 	holder_start(&h, &m);
+	uspin_claims_current(&m);	/* or the first slow path renews them */
 	m.spinner = full;
 	uspin_thread_stats(&st, sizeof(st), 1);
 	ts = deadline_in(CLOCK_REALTIME, 20 * 1000000LL);
@@ -557,15 +559,23 @@ static void *taker_main(void *arg)
 	(cond);								\
 })
 
+/*
+ * The owner leaves the word to a spinner only if the provider says the
+ * lead spinner runs (loop index bit 1: it reads OFF), so that the word
+ * never lies free for a spinner that is off its CPU while others sleep.
+ * Bit 0: the default path, FUTEX_WAIT.
+ */
 START_TEST(unlock_leaves_the_word_to_a_spinner)
 {
 	struct knobs k = knobs_set(0, 1);
-	int round, passed = 0;
+	int round, passed = 0, on = !(_i & 2), rounds = on ? 20 : 5;
 
 	uspin_setup_state.preempt_gap = UINT64_MAX;
-	uspin_force_stock_kernel = _i;
-	for (round = 0; round < 20 && !passed; round++) {
+	uspin_force_stock_kernel = _i & 1;
+	for (round = 0; round < rounds && !passed; round++) {
 		struct taker sp = { .cpu = cpu_b }, sl = { .cpu = cpu_a };
+		struct uspin_rs_view saved;
+		uint32_t *entries;
 		uspin_mutex_t m;
 		struct owner o;
 
@@ -576,17 +586,23 @@ START_TEST(unlock_leaves_the_word_to_a_spinner)
 		WAIT_FOR(__atomic_load_n(&m.spinner, __ATOMIC_ACQUIRE) & 0xff);
 		ck_assert_int_eq(pthread_create(&sl.thread, NULL, taker_main, &sl), 0);
 		WAIT_FOR(__atomic_load_n(&m.word, __ATOMIC_ACQUIRE) & FUTEX_WAITERS);
+		/* The lead spinner's TID, bits 8-29 of a private mutex's count. */
+		entries = fake_view_install(&saved,
+			__atomic_load_n(&m.spinner, __ATOMIC_ACQUIRE) >> 8 & 0x3fffff,
+			on ? USPIN_RS_ENTRY_ON : USPIN_RS_ENTRY_OFF);
 		__atomic_store_n(&o.release, 1, __ATOMIC_RELEASE);
 		pthread_join(o.thread, NULL);
 		pthread_join(sp.thread, NULL);
 		pthread_join(sl.thread, NULL);
+		uspin_rs_view = saved;
+		free(entries);
 		ck_assert_uint_eq(m.word, 0);
 		ck_assert_uint_eq(m.spinner & 0xff, 0);
 		if (!o.st.passed_to_spinner)
 			continue;
 		passed = 1;
 		printf("spin: %s path, round %d: the owner left the word to a spinner; acquired spinning %llu + %llu, blocks %llu + %llu\n",
-		       _i ? "FUTEX_WAIT" : "default", round,
+		       _i & 1 ? "FUTEX_WAIT" : "default", round,
 		       (unsigned long long)sp.st.spin_acquired,
 		       (unsigned long long)sl.st.spin_acquired,
 		       (unsigned long long)sp.st.blocks,
@@ -595,7 +611,10 @@ START_TEST(unlock_leaves_the_word_to_a_spinner)
 	}
 	uspin_force_stock_kernel = 0;
 	knobs_restore(k);
-	ck_assert_msg(passed, "no unlock of 20 left the word to a spinner");
+	if (on)
+		ck_assert_msg(passed, "no unlock of 20 left the word to a running spinner");
+	else
+		ck_assert_msg(!passed, "an unlock left the word to a spinner that was off");
 }
 END_TEST
 
@@ -680,7 +699,7 @@ Suite *suite_spin(void)
 			    provider_attached() ? 0 : 1, 2);
 	tcase_add_test(tc, spinner_count_refuses_past_the_bound);
 	tcase_add_test(tc, spinners_never_exceed_the_bound);
-	tcase_add_loop_test(tc, unlock_leaves_the_word_to_a_spinner, 0, 2);
+	tcase_add_loop_test(tc, unlock_leaves_the_word_to_a_spinner, 0, 4);
 	tcase_add_loop_test(tc, spinners_that_stop_lose_no_wakeup, 0, 2);
 	if (provider_attached()) {
 		tcase_add_test(tc, sleeping_owner_costs_no_spin);

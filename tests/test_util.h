@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "running_state.h"
 #include "sys_util.h"
 #include "uspin.h"
 
@@ -99,6 +100,27 @@ static inline void holder_stop(struct holder *h)
 }
 
 /* Suites, one per file. */
+/*
+ * A running-state view of the test's own in place of the provider's:
+ * every TID unknown but @tid, which reads @entry (USPIN_RS_ENTRY_ON or
+ * _OFF).  Threads that read the view must be ordered after the swap; the
+ * caller puts *@saved back and frees the result.
+ */
+static inline uint32_t *fake_view_install(struct uspin_rs_view *saved,
+					  uint32_t tid, uint32_t entry)
+{
+	uint32_t *e = calloc(tid + 1, sizeof(*e));
+
+	ck_assert_ptr_nonnull(e);
+	e[tid] = entry;
+	*saved = uspin_rs_view;
+	uspin_rs_view = (struct uspin_rs_view){
+		.base = e, .alive = &uspin_rs_always_alive,
+		.nr_entries = tid + 1, .stride = 1, .own_process = 1,
+	};
+	return e;
+}
+
 Suite *suite_errors(void);
 Suite *suite_timed(void);
 Suite *suite_stress(void);
@@ -117,6 +139,7 @@ Suite *suite_vdso_sym(void);
 Suite *suite_running_state(void);
 Suite *suite_spin(void);
 Suite *suite_slice(void);
+Suite *suite_shapes(void);
 int test_slice_info_main(void);
 
 #endif

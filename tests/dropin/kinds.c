@@ -132,6 +132,9 @@ START_TEST(word_protocol)
 		   the owner in __owner */
 		if (k != MK_PP)
 			ck_assert_uint_eq(owner_field(&m) & 0x3fffffff, sys_gettid());
+	} else if (k == MK_PSHARED) {
+		/* Shared, not robust: the TID and bit 29 (uspin(3)). */
+		ck_assert_uint_eq(w & 0x3fffffff, sys_gettid() | 0x20000000u);
 	} else {
 		ck_assert_uint_eq(w & 0x3fffffff, sys_gettid());
 	}

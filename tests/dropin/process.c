@@ -272,14 +272,21 @@ START_TEST(atfork_handlers)
 			/*
 			 * glibc: the child's TID is new, so errorcheck and
 			 * recursive unlocks say EPERM and those stay locked;
-			 * the normal one unlocked.
+			 * the normal one unlocked.  uspin: the child's thread
+			 * owns what its forking thread held (POSIX's atfork
+			 * pattern), so all three are unlocked.
 			 */
-			if (af_child[0] != EPERM || af_child[1] != EPERM ||
-			    af_child[2] != 0)
+			int owns = on_uspin();
+
+			if (af_child[0] != (owns ? 0 : EPERM) ||
+			    af_child[1] != (owns ? 0 : EPERM) || af_child[2] != 0)
 				_exit(20);
-			if (pthread_mutex_trylock(&af_e) != EBUSY ||
-			    pthread_mutex_trylock(&af_r) != EBUSY)
+			if (pthread_mutex_trylock(&af_e) != (owns ? 0 : EBUSY) ||
+			    pthread_mutex_trylock(&af_r) != (owns ? 0 : EBUSY))
 				_exit(21);
+			if (owns && (pthread_mutex_unlock(&af_e) ||
+				     pthread_mutex_unlock(&af_r)))
+				_exit(23);
 			if (pthread_mutex_lock(&af_n) || pthread_mutex_unlock(&af_n))
 				_exit(22);
 			_exit(0);

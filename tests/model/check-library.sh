@@ -19,8 +19,8 @@ check lib               ok "-DK=1"
 check lib-timeouts      ok "-DK=1 -DTIMEOUTS"
 check lib-death         ok "-DK=1 -DDEATH"
 check lib-death-timeouts ok "-DK=1 -DTIMEOUTS -DDEATH"
-# Process-shared (issue 25): a waiter killed asleep, woken, handed the
-# word or just after taking it never strands the mutex or the others.
+# Process-shared (issue 25): a waiter killed asleep or woken never
+# strands the mutex or the others (its word is marked: owner.c).
 check lib-shared-wdeath ok "-DK=1 -DSHARED -DWDEATH"
 check lib-shared-wdeath-timeouts ok "-DK=1 -DSHARED -DWDEATH -DTIMEOUTS"
 # Two spinners beside an owner (libuspin v3: CPUs - 1 of them).

@@ -36,9 +36,14 @@
  *               word of a non-robust mutex is taken over silently; an
  *               unlock that wakes a waiter leaves the free word WAITERS
  *   WDEATH      thread 3 may be killed while it waits: asleep, woken but
- *               not yet retried, handed the word, or just after taking it.
- *               The kernel (list_op_pending) then marks a word that names
- *               it and wakes one waiter, or wakes one if the word is free
+ *               not yet retried, handed the word, or (not SHARED) just
+ *               after taking it.  The kernel (list_op_pending) then marks
+ *               a word that names it and wakes one waiter, or wakes one if
+ *               the word is free.  A SHARED word carries USPIN_WORD_SHARED
+ *               beside the TID (libuspin/owner.c), so the kernel takes it
+ *               for no task's: a waiter killed just after taking it died
+ *               holding a mutex that is not robust (undefined, as in
+ *               glibc), and is not modelled
  * Negative controls, each must fail:
  *   NEG_PASS_NO_RECHECK  an unlock that leaves the word to a spinner does
  *                       not look at the count again: the spinner may have
@@ -142,8 +147,10 @@ inline waiter_dies(me)
 #ifndef NEG_NO_PENDING
 	atomic {
 		if
+#ifndef SHARED
 		:: (word & TIDM) == me ->
 			word = (word & WBIT) | ODBIT; ok = (word & WBIT) != 0
+#endif
 		:: (word & TIDM) == 0 -> ok = 1
 		:: else -> ok = 0
 		fi
@@ -409,7 +416,7 @@ waiter_killed:
 
 	/* ---- uspin_after_acquire(): we own the word ---- */
 after_acquire:
-#ifdef WDEATH
+#if defined(WDEATH) && !defined(SHARED)
 	if
 	:: me == 3 -> goto waiter_killed	/* still inside the lock call */
 	:: skip
@@ -486,9 +493,11 @@ acquired:
 	fi;
 #ifndef SHARED
 	/*
-	 * uspin_pass_to_spinner(): others sleep and a waiter spins: leave
+	 * uspin_pass_to_spinner(): others sleep and a waiter spins (and,
+	 * the choice below, the provider says the lead spinner runs): leave
 	 * the word free with WAITERS for it, unless sleepers have been passed
-	 * over long enough (a free choice here); take it back to wake someone
+	 * over long enough or the lead spinner is off its CPU (a free choice
+	 * here); take it back to wake someone
 	 * if every spinner left meanwhile.
 	 */
 	if

@@ -273,6 +273,14 @@ static struct params round_params(uint64_t seed, long round)
 	p.exec_pct = rnd(&x, 3) ? rnd(&x, 40) : 0;
 	p.kill_ms = shared && rnd(&x, 4) ? 5 + rnd(&x, 40) : 0;
 	/*
+	 * Not robust mutexes across pid namespaces: the kernel's exit-time
+	 * robust handling compares a word with the dying waiter's TID in
+	 * the waiter's namespace, and marks a same-numbered owner of another
+	 * namespace dead (glibc alike; docs/design.md, "Pid namespaces").
+	 */
+	if (cfg.kind == TK_ROBUST && cfg.pidns)
+		p.kill_ms = 0;
+	/*
 	 * A condvar's internal state is not kill-safe (glibc's is not
 	 * either): rounds that kill use mutexes only.
 	 */
