@@ -17,6 +17,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "mutex_impl.h"
@@ -285,6 +287,36 @@ START_TEST(pid_namespaces_never_share_an_owner)
 }
 END_TEST
 
+/*
+ * The owner's tag is the namespace's inode number; without /proc (a
+ * container that mounts none), the one a pidfd of ourselves names: the
+ * same number.  In a child with a mount namespace of its own and /proc
+ * detached.
+ */
+START_TEST(pid_ns_tag_without_proc)
+{
+	struct stat st;
+	pid_t pid;
+
+	ck_assert_int_eq(stat("/proc/self/ns/pid", &st), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct stat gone;
+
+		if (unshare(CLONE_NEWNS) != 0 ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+		    umount2("/proc", MNT_DETACH) != 0)
+			_exit(60);
+		if (stat("/proc/self/ns/pid", &gone) == 0)
+			_exit(61);	/* still there: nothing tested */
+		uspin_process.pid_ns = 0;
+		_exit(uspin_pid_ns_tag() == (uint32_t)st.st_ino ? 0 : 62);
+	}
+	ck_assert_int_eq(wait_status(pid), 0);
+}
+END_TEST
+
 Suite *suite_shapes(void)
 {
 	Suite *s = suite_create("shapes");
@@ -293,10 +325,12 @@ Suite *suite_shapes(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, fork_child_owns_what_its_forking_thread_held);
 	tcase_add_loop_test(tc, fork_child_drops_its_parents_claims, 0, 6);
-	if (can_unshare_pid_ns())
+	if (can_unshare_pid_ns()) {
 		tcase_add_loop_test(tc, pid_namespaces_never_share_an_owner, 0, 2);
-	else
-		printf("SKIP: shapes: cannot unshare a pid namespace (root only): pid_namespaces_never_share_an_owner not run\n");
+		tcase_add_test(tc, pid_ns_tag_without_proc);
+	} else {
+		printf("SKIP: shapes: cannot unshare namespaces (root only): pid_namespaces_never_share_an_owner, pid_ns_tag_without_proc not run\n");
+	}
 	suite_add_tcase(s, tc);
 	return s;
 }
