@@ -181,6 +181,8 @@ help:
 	@echo '  make check-full      check + glibc NPTL plain and under every policy, all Spin models'
 	@echo '  make check-unit | check-api | check-dropin | ...   one step (make -n test lists them)'
 	@echo '  make vm-check [KCONFIG=debug|kcsan]   guest suites on the patched kernel'
+	@echo '  make torture [TORTURE_SECONDS=600]   random lock traffic: fork, exec, signals,'
+	@echo '                       cancellation, SIGKILL, pid namespaces (root); every policy'
 	@echo 'Packages (root, Debian 12, no recommends):'
 	@echo '  make deps            what make check needs; deps-test deps-kernel deps-bench deps-apps deps-all'
 	@echo 'Benchmarks (quiet machine; results/):'

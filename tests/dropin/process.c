@@ -4,11 +4,16 @@
  * MAP_SHARED memory used by parent and child, robust ones whose owner
  * process dies (also while the other waits on a condvar), fork() while
  * other threads hold locks (the child sees them held forever, can use
- * everything else, including new threads and condvars), and atfork
- * handlers that take locks around fork (as glibc: in the child, errorcheck
- * and recursive ones refuse the new TID's unlock and stay locked).
+ * everything else, including new threads and condvars), atfork handlers
+ * that take locks around fork (glibc: in the child, errorcheck and
+ * recursive ones refuse the new TID's unlock and stay locked; uspin: the
+ * child's thread owns them), and a shared mutex used from two pid
+ * namespaces whose TIDs collide (each kind, against what glibc does).
  */
+#include <sched.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 
@@ -302,6 +307,132 @@ START_TEST(atfork_handlers)
 }
 END_TEST
 
+/*
+ * Pid namespaces: A, TID 1 in a namespace of its own, holds a shared
+ * mutex; B, TID 1 in another, tries it: trylock, a 50 ms timedlock, an
+ * unlock; then A unlocks.  What each kind says, on glibc (which compares
+ * TIDs of the two namespaces as one: spurious EDEADLK, recursive kinds
+ * take the lock a second time, and B's unlock releases A's lock, so A's
+ * own says EPERM) and on uspin (its owner is told apart: docs/design.md;
+ * a normal mutex may be unlocked by anyone, on both).  Root only.
+ */
+struct ns_area {
+	pthread_mutex_t m;
+	int held, done;
+	int r[4];		/* B's trylock, timedlock, unlock; A's unlock */
+};
+
+static void ns_wait(int *flag)
+{
+	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE))
+		usleep(100);
+}
+
+static int ns_holder(struct ns_area *a)
+{
+	if (pthread_mutex_lock(&a->m))
+		return 1;
+	__atomic_store_n(&a->held, 1, __ATOMIC_RELEASE);
+	ns_wait(&a->done);
+	a->r[3] = pthread_mutex_unlock(&a->m);
+	return 0;
+}
+
+static int ns_other(struct ns_area *a)
+{
+	struct timespec ts = in_ns(CLOCK_REALTIME, 50000000);
+
+	ns_wait(&a->held);
+	a->r[0] = pthread_mutex_trylock(&a->m);
+	a->r[1] = pthread_mutex_timedlock(&a->m, &ts);
+	a->r[2] = pthread_mutex_unlock(&a->m);
+	__atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* @fn as PID 1 of a new pid namespace; 77 where none can be made. */
+static pid_t ns_spawn(int (*fn)(struct ns_area *), struct ns_area *a)
+{
+	pid_t pid = fork(), inner;
+	int st;
+
+	if (pid != 0)
+		return pid;
+	if (unshare(CLONE_NEWPID) != 0)
+		_exit(77);
+	inner = fork();
+	if (inner == 0) {
+		alarm(10);
+		_exit(fn(a));
+	}
+	_exit(inner > 0 && waitpid(inner, &st, 0) == inner && WIFEXITED(st) ?
+	      WEXITSTATUS(st) : 78);
+}
+
+static const struct {
+	const char *name;
+	int type, robust;
+	int glibc[4], uspin[4];	/* as struct ns_area's r[] */
+} ns_kinds[] = {
+	{ "normal", PTHREAD_MUTEX_NORMAL, 0,
+	  { EBUSY, ETIMEDOUT, 0, 0 }, { EBUSY, ETIMEDOUT, 0, 0 } },
+	{ "recursive", PTHREAD_MUTEX_RECURSIVE, 0,
+	  { 0, 0, 0, 0 }, { EBUSY, ETIMEDOUT, EPERM, 0 } },
+	{ "errorcheck", PTHREAD_MUTEX_ERRORCHECK, 0,
+	  { EBUSY, EDEADLK, 0, EPERM }, { EBUSY, ETIMEDOUT, EPERM, 0 } },
+	{ "robust normal", PTHREAD_MUTEX_NORMAL, 1,
+	  { EBUSY, ETIMEDOUT, 0, EPERM }, { EBUSY, ETIMEDOUT, EPERM, 0 } },
+	{ "robust recursive", PTHREAD_MUTEX_RECURSIVE, 1,
+	  { 0, 0, 0, 0 }, { EBUSY, ETIMEDOUT, EPERM, 0 } },
+	{ "robust errorcheck", PTHREAD_MUTEX_ERRORCHECK, 1,
+	  { EDEADLK, EDEADLK, 0, EPERM }, { EBUSY, ETIMEDOUT, EPERM, 0 } },
+};
+#define NR_NS_KINDS ((int)(sizeof(ns_kinds) / sizeof(ns_kinds[0])))
+
+static int can_unshare_pid_ns(void)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWPID) == 0 ? 0 : 1);
+	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	       WEXITSTATUS(st) == 0;
+}
+
+START_TEST(pid_namespaces)
+{
+	struct ns_area *a = mmap(NULL, sizeof(*a), PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	const int *want = on_uspin() ? ns_kinds[_i].uspin : ns_kinds[_i].glibc;
+	pthread_mutexattr_t ma;
+	pid_t holder, other;
+
+	ck_assert_ptr_ne(a, MAP_FAILED);
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_settype(&ma, ns_kinds[_i].type);
+	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+	if (ns_kinds[_i].robust)
+		pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
+	ck_assert_int_eq(pthread_mutex_init(&a->m, &ma), 0);
+	holder = ns_spawn(ns_holder, a);
+	other = ns_spawn(ns_other, a);
+	ck_assert_int_gt(holder, 0);
+	ck_assert_int_gt(other, 0);
+	ck_assert_int_eq(status_of(other), 0);
+	ck_assert_int_eq(status_of(holder), 0);
+	printf("dropin pid namespaces, %s: trylock %s, timedlock %s, unlock %s, owner's unlock %s (%s)\n",
+	       ns_kinds[_i].name, a->r[0] ? strerrorname_np(a->r[0]) : "0",
+	       a->r[1] ? strerrorname_np(a->r[1]) : "0",
+	       a->r[2] ? strerrorname_np(a->r[2]) : "0",
+	       a->r[3] ? strerrorname_np(a->r[3]) : "0",
+	       on_uspin() ? "uspin" : "glibc");
+	for (int k = 0; k < 4; k++)
+		ck_assert_int_eq(a->r[k], want[k]);
+	munmap(a, sizeof(*a));
+}
+END_TEST
+
 Suite *suite_process(void)
 {
 	Suite *s = suite_create("process");
@@ -312,6 +443,10 @@ Suite *suite_process(void)
 	tcase_add_loop_test(tc, pshared_robust_owner_dies, 0, 2);
 	tcase_add_test(tc, fork_with_locks_held_by_others);
 	tcase_add_test(tc, atfork_handlers);
+	if (can_unshare_pid_ns())
+		tcase_add_loop_test(tc, pid_namespaces, 0, NR_NS_KINDS);
+	else
+		printf("SKIP: dropin process: cannot unshare a pid namespace (root only): pid_namespaces not run\n");
 	suite_add_tcase(s, tc);
 	return s;
 }
