@@ -43,6 +43,8 @@ struct bench_config {
 	struct bench_list hold_hogs;	/* holdtime: CPU hog processes */
 	struct bench_list hold_preempt_ppm; /* holdtime: CSs preempted, per million */
 	struct bench_list hold_preempt_us; /* holdtime: ... for this long */
+	struct bench_list hold_long_ppm; /* holdtime: long CSs, per million */
+	struct bench_list hold_long_us;	/* holdtime: ... this long */
 	int readers;			/* kv: reader threads */
 	long keys;			/* kv: keys in the table */
 	long pairs;			/* work mode: rounds */

@@ -63,7 +63,7 @@ struct run {
 	uint64_t start_ticks, end_ticks;	/* open loop: the schedule */
 	uint64_t drain_ticks;			/* open loop: serve until */
 	double ticks_per_arrival;		/* per thread, mean */
-	uint64_t planned_cs_ticks, stretch_ticks;
+	uint64_t planned_cs_ticks, planned_long_ticks, stretch_ticks;
 	int thread_stats;
 	struct bench_preemptors preemptors;
 };
@@ -146,7 +146,7 @@ static void *worker_main(void *arg)
 		       0xbf58476d1ce4e5b9ull * c->seed + 1;
 	uint64_t arrival = 0, t0 = 0, t1 = 0, t2, dt;
 	int pert_permille = c->sleep_permille + c->fault_permille;
-	int slept;
+	int slept, long_cs;
 
 	if (c->sleep_permille || open)
 		prctl(PR_SET_TIMERSLACK, 1000UL);	/* 1 us, not 50 */
@@ -201,7 +201,10 @@ static void *worker_main(void *arg)
 		    (long)(rng_next(&rng) % 1000000) < c->preempt_ppm)
 			w->kicks += bench_preemptor_kick(&run->preemptors,
 							 c->preempt_us);
-		x = bench_work(c->in_rounds, x);
+		/* Multi-modal holds: now and then a long one. */
+		long_cs = c->long_ppm &&
+			  (long)(rng_next(&rng) % 1000000) < c->long_ppm;
+		x = bench_work(long_cs ? c->long_rounds : c->in_rounds, x);
 		slept = 0;
 		if (pert_permille && (int)(rng_next(&rng) % 1000) < pert_permille) {
 			if ((int)(rng_next(&rng) % pert_permille) < c->sleep_permille) {
@@ -214,10 +217,13 @@ static void *worker_main(void *arg)
 		protected_counter++;
 		if (c->measure_holder && !slept) {
 			t2 = bench_ticks();
+			uint64_t planned = long_cs ? run->planned_long_ticks :
+						     run->planned_cs_ticks;
+
 			dt = t2 - t1;
-			if (dt > run->planned_cs_ticks + run->stretch_ticks) {
+			if (dt > planned + run->stretch_ticks) {
 				w->preempted++;
-				w->late_ticks += dt - run->planned_cs_ticks;
+				w->late_ticks += dt - planned;
 			}
 		}
 		l->unlock(run->lock);
@@ -333,6 +339,8 @@ int bench_contention_run(const struct bench_contention *c,
 	run.thread_stats = c->lock->thread_stats;
 	run.planned_cs_ticks = (uint64_t)(c->in_rounds * c->ns_per_round /
 					  bench_ns_per_tick);
+	run.planned_long_ticks = (uint64_t)(c->long_rounds * c->ns_per_round /
+					    bench_ns_per_tick);
 	run.stretch_ticks = (uint64_t)(c->stretch_ns / bench_ns_per_tick);
 	if (c->arrivals_per_s > 0)
 		run.ticks_per_arrival = 1e9 * n / c->arrivals_per_s /

@@ -27,6 +27,8 @@ struct bench_contention {
 	int fault_permille;		/* CSs that touch a never-used page */
 	long preempt_ppm;		/* CSs (per million) whose CPU is taken */
 	unsigned int preempt_us;	/* ... for this long */
+	long long_ppm;			/* CSs (per million) of long_rounds */
+	unsigned long long_rounds;	/* ... instead of in_rounds */
 	double arrivals_per_s;		/* > 0: open loop, all threads together */
 	int measure_holder;		/* time every CS (two TSC reads inside) */
 	double stretch_ns;		/* a CS this late: holder preempted */

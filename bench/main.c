@@ -54,6 +54,8 @@ static void usage(FILE *f)
 "        --hold-tpc TENTHS threads per CPU x 10 (10,20,40)  --hold-hogs N (0,CPUs)\n"
 "        --hold-preempt-ppm PPM critical sections (per million) whose CPU a\n"
 "          preemptor takes (0)  --hold-preempt-us US for this long (100)\n"
+"        --hold-long-ppm PPM critical sections (per million) that last\n"
+"          --hold-long-us US instead (0; 500): multi-modal holds\n"
 "work:   -n ROUNDS (2000000)\n");
 }
 
@@ -158,7 +160,8 @@ static void list(const struct bench_config *cfg)
 
 enum { OPT_RERUNS = 256, OPT_FOREIGN, OPT_STEAL, OPT_STRETCH, OPT_HOLDS,
        OPT_HOLD_DUTIES, OPT_HOLD_TPC, OPT_HOLD_HOGS, OPT_ORDER_SEED,
-       OPT_HOLD_PREEMPT_PPM, OPT_HOLD_PREEMPT_US };
+       OPT_HOLD_PREEMPT_PPM, OPT_HOLD_PREEMPT_US, OPT_HOLD_LONG_PPM,
+       OPT_HOLD_LONG_US };
 
 static const struct option long_opts[] = {
 	{ "reruns", required_argument, NULL, OPT_RERUNS },
@@ -172,6 +175,8 @@ static const struct option long_opts[] = {
 	{ "hold-hogs", required_argument, NULL, OPT_HOLD_HOGS },
 	{ "hold-preempt-ppm", required_argument, NULL, OPT_HOLD_PREEMPT_PPM },
 	{ "hold-preempt-us", required_argument, NULL, OPT_HOLD_PREEMPT_US },
+	{ "hold-long-ppm", required_argument, NULL, OPT_HOLD_LONG_PPM },
+	{ "hold-long-us", required_argument, NULL, OPT_HOLD_LONG_US },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -237,6 +242,10 @@ int main(int argc, char **argv)
 			bad = parse_list(optarg, &cfg.hold_preempt_ppm, 0, 1000000); break;
 		case OPT_HOLD_PREEMPT_US:
 			bad = parse_list(optarg, &cfg.hold_preempt_us, 1, 100000); break;
+		case OPT_HOLD_LONG_PPM:
+			bad = parse_list(optarg, &cfg.hold_long_ppm, 0, 1000000); break;
+		case OPT_HOLD_LONG_US:
+			bad = parse_list(optarg, &cfg.hold_long_us, 1, 100000); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

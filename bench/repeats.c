@@ -17,7 +17,7 @@ static const struct {
 	A(threads), A(period), A(duty), A(cs_insn), A(out_insn), A(hogs),
 	A(sleep_permille), A(sleep_us), A(fault_permille), A(load_pct),
 	A(writers), A(readers), A(hold_us), A(tpc10), A(preempt_ppm),
-	A(preempt_us),
+	A(preempt_us), A(long_ppm), A(long_us),
 #undef A
 };
 

@@ -30,6 +30,8 @@ struct bench_axes {
 	long tpc10;		/* holdtime: threads per CPU, in tenths */
 	long preempt_ppm;	/* holdtime: CSs whose CPU a preemptor takes, per million */
 	long preempt_us;	/* ... for this long */
+	long long_ppm;		/* holdtime: CSs (per million) that last long_us */
+	long long_us;		/* ... instead of hold_us (multi-modal holds) */
 };
 
 #define BENCH_POINT_ID_LEN	48

@@ -92,6 +92,7 @@ int uspin_spin_parameters(struct uspin_spin_parameters *p, size_t size)
 	out.learned_max_ns = uspin_cycles_to_ns(s->user_spin_max);
 	out.handoff_after_ns = uspin_cycles_to_ns(s->handoff_after);
 	out.shadow = s->shadow;
+	out.shared_max_ns = uspin_cycles_to_ns(s->shared_spin_max);
 	memcpy(p, &out, size < sizeof(out) ? size : sizeof(out));
 	if (size > sizeof(out))
 		memset((char *)p + sizeof(out), 0, size - sizeof(out));

@@ -118,6 +118,17 @@ int uspin_mutex_owned(const uspin_mutex_t *m) USPIN_HIDDEN;
 #include "slice_ext.h"
 
 /*
+ * spin.c: the hold a thread is timing (from a slow-path acquisition of @m
+ * to its unlock), for the mutex's typical contended hold; the fast unlock
+ * forgets it, so a hold begun by a fast lock is never taken for one.
+ */
+struct uspin_held {
+	uspin_mutex_t *m;
+	uint64_t since;
+};
+extern USPIN_TLS struct uspin_held uspin_held USPIN_HIDDEN;
+
+/*
  * ---- the fast path: a private, non-robust mutex, @tid a cached TID ----
  * One CAS, or a plain load and store while glibc says the process is
  * single-threaded (nobody else can touch a private word then): on this
@@ -152,6 +163,7 @@ static inline int uspin_fast_unlock(uspin_mutex_t *m, uint32_t tid)
 	} else if (uatomic_cmpxchg(&m->word, tid, 0) != tid) {
 		return 0;
 	}
+	uspin_held.m = NULL;
 	uspin_slice_exit();
 	return 1;
 }

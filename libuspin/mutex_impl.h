@@ -12,10 +12,13 @@
 /* ---- m->flags (USPIN_SLOW_FLAGS: internal.h) ---- */
 #define USPIN_INIT_FLAGS	(USPIN_POLICY_MASK | USPIN_PROCESS_SHARED | \
 				 USPIN_ROBUST)
-#define USPIN_NOTRECOVERABLE	0x1000u	/* unlocked after EOWNERDEAD */
-/* Bits 16-31: the learned spin length, in units of 256 cycles. */
-#define USPIN_ESTIMATE_SHIFT	16
-#define USPIN_ESTIMATE_UNIT	256u
+#define USPIN_NOTRECOVERABLE	0x400u	/* unlocked after EOWNERDEAD */
+/* Bits 12-19: the typical contended hold (spin_tuning.h, log scale). */
+#define USPIN_HOLD_SHIFT	12
+#define USPIN_HOLD_MASK		0xffu
+/* Bits 20-31: the learned spin length, in units of 1024 cycles. */
+#define USPIN_ESTIMATE_SHIFT	20
+#define USPIN_ESTIMATE_UNIT	1024u
 
 /*
  * Shared futex ops for process-shared and for robust mutexes: the kernel
@@ -140,6 +143,7 @@ struct uspin_setup {
 	enum uspin_cycles_quality cycles_quality;
 	/* Spin budgets and the handoff threshold, in cycles. */
 	uint64_t spin_min, spin_max, user_spin_max, handoff_after;
+	uint64_t shared_spin_max;	/* while other tasks want our CPU */
 	/*
 	 * Spinning on a running owner (spin.c): the safety cap (0: none),
 	 * the gap between two reads of the word that means the spinner
@@ -216,6 +220,7 @@ struct uspin_stats {
 	uint64_t spin_owner_off, spin_refused, blocks, handoffs;
 	uint64_t spin_preempted, spin_budget_ended, passed_to_spinner;
 	uint64_t shadow_off_phases, shadow_cycles_off;
+	uint64_t spin_cpu_wanted;
 };
 extern USPIN_TLS struct uspin_stats uspin_stats USPIN_HIDDEN;
 
@@ -226,6 +231,10 @@ extern USPIN_TLS struct uspin_stats uspin_stats USPIN_HIDDEN;
  */
 int uspin_spin(uspin_mutex_t *m, uint32_t take, enum uspin_spin_kind kind,
 	       uint64_t deadline) USPIN_HIDDEN;
+/* Time a contended hold: from a slow-path acquisition to the unlock. */
+void uspin_hold_begin(uspin_mutex_t *m) USPIN_HIDDEN;
+void uspin_hold_end(uspin_mutex_t *m) USPIN_HIDDEN;
+
 /*
  * The unlocker of a private mutex whose word says others sleep: 1 if it
  * left the word free for a spinner instead of waking a sleeper.

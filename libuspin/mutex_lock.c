@@ -228,14 +228,17 @@ int uspin_lock_slow(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
 	uspin_stats.slow_paths++;
 	deadline = cycles_deadline(clock, abstime);
 	plan = uspin_plan_for(m);
-	if (plan.spin != SPIN_NONE && uspin_spin(m, tid, plan.spin, deadline))
+	if (plan.spin != SPIN_NONE && uspin_spin(m, tid, plan.spin, deadline)) {
+		uspin_hold_begin(m);
 		return 0;	/* spinners never take a dead owner's word */
-
+	}
 	if (plan.wait == WAIT_FUTEX_WAIT)
-		return block_futex_wait(m, tid, plan.spin, deadline, clock,
-					abstime);
-	r = block_futex_lock(m, tid, plan.wait == WAIT_FUTEX_LOCK_ADAPTIVE,
-			     clock, abstime);
+		r = block_futex_wait(m, tid, plan.spin, deadline, clock,
+				     abstime);
+	else
+		r = block_futex_lock(m, tid,
+				     plan.wait == WAIT_FUTEX_LOCK_ADAPTIVE,
+				     clock, abstime);
 	/*
 	 * The kernel compares the word with our TID as our pid namespace
 	 * numbers it; a robust shared mutex's owner in another namespace may
@@ -244,6 +247,8 @@ int uspin_lock_slow(uspin_mutex_t *m, uint32_t tid, clockid_t clock,
 	 */
 	if (r == EDEADLK && !uspin_mutex_owned(m))
 		r = block_futex_wait(m, tid, SPIN_NONE, deadline, clock, abstime);
+	if (r == 0)
+		uspin_hold_begin(m);
 	return r;
 }
 

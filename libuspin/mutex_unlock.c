@@ -99,6 +99,7 @@ int uspin_unlock_contended(uspin_mutex_t *m, unsigned int mode)
 		uspin_release_word(m, tid);
 		return 0;
 	}
+	uspin_hold_end(m);
 	if (mutex_flags(m) & USPIN_SLOW_FLAGS)
 		unlock_pending(m, tid);
 	else if (uatomic_cmpxchg(&m->word, tid, 0) != tid)

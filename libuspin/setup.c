@@ -35,6 +35,12 @@ __thread uint64_t uspin_cycles_fallback __attribute__((tls_model("initial-exec")
 #define SPIN_MIN_NS		2000u
 #define SPIN_MAX_NS		40000u
 #define USER_SPIN_MAX_NS	200000u
+/*
+ * A spinner whose CPU other tasks want spins on for at most four times
+ * this mutex's recent successful waits, and never past a scheduler slice
+ * (about 1 ms: the scheduler would take the CPU then anyway).
+ */
+#define SHARED_SPIN_MAX_NS	1000000u
 #define HANDOFF_AFTER_NS	1000000u
 /*
  * Spinning on a running owner (spin.c).  The cap only guards against a
@@ -187,6 +193,7 @@ static void calibrate(struct uspin_setup *s)
 	s->spin_min = SPIN_MIN_NS * per_us / 1000;
 	s->spin_max = SPIN_MAX_NS * per_us / 1000;
 	s->user_spin_max = USER_SPIN_MAX_NS * per_us / 1000;
+	s->shared_spin_max = SHARED_SPIN_MAX_NS * per_us / 1000;
 	s->handoff_after = HANDOFF_AFTER_NS * per_us / 1000;
 	s->spin_cap = (uint64_t)SPIN_CAP_US * per_us;
 	s->preempt_gap = PREEMPT_GAP_NS * per_us / 1000;

@@ -11,9 +11,18 @@
  *     us), or the word names a new owner that is off, or an owner it saw
  *     on a CPU now reads unknown (it exited, its TID was reused, the
  *     provider died);
- *   - the spinner itself was descheduled: two reads of the word further
- *     apart than preempt_gap mean its CPU was wanted (the user-space stand-in
- *     for need_resched());
+ *   - the kernel would preempt the spinner now (cpu_wanted.h: a slice
+ *     extension grant, the user-space need_resched()); or, where it
+ *     cannot say, the spinner was descheduled already: two reads of the
+ *     word further apart than preempt_gap;
+ *   - other tasks are runnable on the spinner's CPU (the BPF provider's
+ *     run queues) and the spin outlasted twice this mutex's typical
+ *     contended hold (a streaming median its owners measure; at most
+ *     shared_spin_max): a free CPU is spun on while the owner runs, a
+ *     wanted one only as long as a hold of this mutex usually lasts, so
+ *     that a rare long hold does not take the CPU from others.  Waits
+ *     would be the wrong measure: a spinner mostly arrives during the long
+ *     holds, and only learns the short waits it survives;
  *   - the caller's deadline passes, a starving waiter asked for the lock
  *     (m->handoff), or the owner died (the slow path reports it);
  *   - the safety cap passes (USPIN_SPIN_CAP_US; none with 0).
@@ -34,6 +43,7 @@
 #include <sched.h>
 #include <urcu/arch.h>
 
+#include "cpu_wanted.h"
 #include "cycles.h"
 #include "mutex_impl.h"
 #include "running_state.h"
@@ -230,14 +240,19 @@ static inline uint32_t estimate_of(const uspin_mutex_t *m)
 	return mutex_flags(m) >> USPIN_ESTIMATE_SHIFT;
 }
 
-/* Replace the estimate bits, keeping every other bit of m->flags. */
-static void estimate_store(uspin_mutex_t *m, uint32_t est)
+static inline uint32_t hold_of(const uspin_mutex_t *m)
+{
+	return mutex_flags(m) >> USPIN_HOLD_SHIFT & USPIN_HOLD_MASK;
+}
+
+/* Replace @mask << @shift of m->flags by @val, keeping every other bit. */
+static void flags_field_store(uspin_mutex_t *m, unsigned int shift,
+			      uint32_t mask, uint32_t val)
 {
 	uint32_t old = mutex_flags(m), seen;
 
 	for (;;) {
-		uint32_t want = (old & ((1u << USPIN_ESTIMATE_SHIFT) - 1)) |
-				(est << USPIN_ESTIMATE_SHIFT);
+		uint32_t want = (old & ~(mask << shift)) | (val & mask) << shift;
 
 		if (want == old)
 			return;
@@ -246,6 +261,34 @@ static void estimate_store(uspin_mutex_t *m, uint32_t est)
 			return;
 		old = seen;
 	}
+}
+
+static void estimate_store(uspin_mutex_t *m, uint32_t est)
+{
+	flags_field_store(m, USPIN_ESTIMATE_SHIFT, SPIN_ESTIMATE_MAX, est);
+}
+
+/*
+ * The typical contended hold (spin_tuning.h): timed by an owner from its
+ * slow-path acquisition to its unlock; the fast unlock forgets a timing
+ * (internal.h), so a hold begun by a fast lock is never measured.
+ */
+USPIN_TLS struct uspin_held uspin_held;
+
+void uspin_hold_begin(uspin_mutex_t *m)
+{
+	uspin_held.m = m;
+	uspin_held.since = uspin_cycles();
+}
+
+void uspin_hold_end(uspin_mutex_t *m)
+{
+	if (uspin_held.m != m)
+		return;
+	uspin_held.m = NULL;
+	flags_field_store(m, USPIN_HOLD_SHIFT, USPIN_HOLD_MASK,
+			  spin_hold_update(hold_of(m),
+					   uspin_cycles() - uspin_held.since));
 }
 
 static inline void relax(unsigned int n)
@@ -271,6 +314,8 @@ enum spin_end {
 	SPIN_GAVE_UP,		/* deadline, handoff request, dead owner */
 	SPIN_OWNER_OFF,
 	SPIN_PREEMPTED,		/* the spinner itself was descheduled */
+	SPIN_CPU_WANTED,	/* the kernel would preempt the spinner */
+	SPIN_CPU_SHARED,	/* others want its CPU: the budget for that ran out */
 };
 
 /*
@@ -359,6 +404,9 @@ int uspin_spin(uspin_mutex_t *m, uint32_t take, enum uspin_spin_kind kind,
 	uint32_t est = estimate_of(m), v, tid = WORD_TID(take) & ~USPIN_WORD_SHARED;
 	uint64_t blind, start, end, now, prev, alive, off_since = 0;
 	struct owner_watch watch = { .my_cpu = -1 };
+	struct uspin_cpu_want want;
+	uint64_t wanted_end = UINT64_MAX;
+	enum uspin_cpu_demand demand;
 	unsigned int backoff = 1;
 	enum spin_end how;
 
@@ -375,6 +423,7 @@ int uspin_spin(uspin_mutex_t *m, uint32_t take, enum uspin_spin_kind kind,
 	}
 	uspin_stats.spin_phases++;
 	prev = alive = start;
+	uspin_cpu_want_begin(&want);
 
 	for (;;) {
 		v = CMM_LOAD_SHARED(m->word);
@@ -401,9 +450,22 @@ int uspin_spin(uspin_mutex_t *m, uint32_t take, enum uspin_spin_kind kind,
 			how = SPIN_OWNER_OFF;
 			break;
 		}
+		demand = uspin_cpu_wanted(&want);
+		if (demand == CPU_RESCHED) {
+			how = SPIN_CPU_WANTED;
+			break;
+		}
+		if (demand == CPU_SHARED && wanted_end == UINT64_MAX)
+			wanted_end = uspin_cycles() +
+				     spin_clamp(2 * spin_hold_cycles(hold_of(m)),
+						s->spin_min, s->shared_spin_max);
 		relax(backoff);
 		backoff = spin_backoff_next(backoff);
 		now = uspin_cycles();
+		if (now >= wanted_end) {
+			how = SPIN_CPU_SHARED;
+			break;
+		}
 		if (now - prev > s->preempt_gap) {
 			how = SPIN_PREEMPTED;
 			break;
@@ -418,6 +480,7 @@ int uspin_spin(uspin_mutex_t *m, uint32_t take, enum uspin_spin_kind kind,
 			alive = now;
 		}
 	}
+	uspin_cpu_want_end(&want);
 	spinners_leave(m, shared, tid);
 	/*
 	 * An unlocker may have left the word to us just as we stopped (see
@@ -451,6 +514,12 @@ int uspin_spin(uspin_mutex_t *m, uint32_t take, enum uspin_spin_kind kind,
 		break;
 	case SPIN_PREEMPTED:
 		uspin_stats.spin_preempted++;
+		break;
+	case SPIN_CPU_WANTED:
+		uspin_stats.spin_cpu_wanted++;
+		break;
+	case SPIN_CPU_SHARED:
+		uspin_stats.spin_cpu_wanted++;
 		break;
 	case SPIN_GAVE_UP:
 		break;

@@ -23,8 +23,8 @@
 /* Backoff between reads of the word, in cpu_relax() calls. */
 #define SPIN_BACKOFF_MAX	64u
 
-/* Estimates are stored in 16 bits of units. */
-#define SPIN_ESTIMATE_MAX	0xffffu
+/* Estimates are stored in 12 bits of units. */
+#define SPIN_ESTIMATE_MAX	0xfffu
 
 static inline uint64_t spin_clamp(uint64_t v, uint64_t lo, uint64_t hi)
 {
@@ -62,6 +62,33 @@ static inline uint32_t spin_estimate_success(uint32_t est, uint64_t waited,
 static inline uint32_t spin_estimate_failure(uint32_t est)
 {
 	return est / 2;
+}
+
+/*
+ * The typical contended hold of a mutex, as its owners measure it: 8 bits
+ * on a log scale, v standing for 2^(v / 16) x SPIN_HOLD_UNIT cycles (from
+ * 0.1 us to a few ms, in steps of 4.4 %), moved one step towards each new
+ * hold: a streaming median, half the holds above it and half below, which
+ * a few rare long holds do not move (the multi-modal case).
+ */
+#define SPIN_HOLD_UNIT		256u
+#define SPIN_HOLD_MAX		0xffu
+
+static inline uint64_t spin_hold_cycles(uint32_t v)
+{
+	static const uint16_t frac[16] = {	/* 2^(i / 16) x 2^15 */
+		32768, 34219, 35734, 37316, 38968, 40693, 42495, 44376,
+		46341, 48393, 50535, 52773, 55109, 57549, 60097, 62757,
+	};
+
+	return ((uint64_t)SPIN_HOLD_UNIT << (v >> 4)) * frac[v & 15] >> 15;
+}
+
+static inline uint32_t spin_hold_update(uint32_t v, uint64_t held)
+{
+	if (held > spin_hold_cycles(v))
+		return v < SPIN_HOLD_MAX ? v + 1 : v;
+	return v ? v - 1 : 0;
 }
 
 static inline unsigned int spin_backoff_next(unsigned int backoff)

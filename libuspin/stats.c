@@ -32,6 +32,7 @@ int uspin_thread_stats(struct uspin_thread_stats *st, size_t size, int reset)
 		.slice_requests = uspin_slice.requests,
 		.slice_granted = uspin_slice.granted,
 		.slice_yields = uspin_slice.yields,
+		.spin_cpu_wanted = t->spin_cpu_wanted,
 	};
 
 	if (!st || size == 0)

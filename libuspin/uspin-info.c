@@ -97,6 +97,8 @@ int main(int argc, char **argv)
 	printf("learned budget:       up to %.0f us (user-adaptive-bounded)\n",
 	       sp.learned_max_ns / 1e3);
 	printf("handoff after:        %.3f ms\n", sp.handoff_after_ns / 1e6);
+	printf("CPU wanted:           spin at most 4 x recent waits, up to %.0f us\n",
+	       sp.shared_max_ns / 1e3);
 	if (sp.shadow)
 		printf("shadow mode:          on (USPIN_SHADOW=1: blind spins count what the running state would save)\n");
 	if (!info.setup_done)

@@ -121,6 +121,10 @@ struct uspin_spin_parameters {
 	int shadow;			/* USPIN_SHADOW=1: blind spins count
 					   what the running state would save
 					   (uspin_thread_stats' shadow_*) */
+	uint64_t shared_max_ns;		/* while other tasks want the spinner's
+					   CPU: a spin lasts at most 4 x this
+					   mutex's recent successful waits, and
+					   never longer than this */
 };
 
 int uspin_spin_parameters(struct uspin_spin_parameters *p, size_t size);
@@ -155,6 +159,9 @@ struct uspin_thread_stats {
 					   (or on ours) and spun on */
 	uint64_t shadow_ns_off;		/* their time from that sight on: what
 					   user-adaptive's rule would not spend */
+	uint64_t spin_cpu_wanted;	/* phases ended: another task wanted
+					   the spinner's CPU (a slice
+					   extension grant, the BPF run queues) */
 };
 
 int uspin_thread_stats(struct uspin_thread_stats *st, size_t size, int reset);

@@ -113,6 +113,41 @@ START_TEST(spin_budget_rule)
 }
 END_TEST
 
+/*
+ * The typical contended hold (spin_tuning.h): a log scale from 256 cycles
+ * up, a step of 2^(1/16); a streaming median that rare long holds (2 % of
+ * 1000 x the rest, the multi-modal case) do not move, and that follows a
+ * steady long hold.
+ */
+START_TEST(hold_median_rule)
+{
+	uint32_t v = 0, i;
+
+	ck_assert_uint_eq(spin_hold_cycles(0), SPIN_HOLD_UNIT);
+	ck_assert_uint_eq(spin_hold_cycles(16), 2 * SPIN_HOLD_UNIT);
+	for (i = 1; i <= SPIN_HOLD_MAX; i++) {
+		ck_assert_uint_gt(spin_hold_cycles(i), spin_hold_cycles(i - 1));
+		ck_assert_uint_le(spin_hold_cycles(i) * 100,
+				  spin_hold_cycles(i - 1) * 105);
+	}
+	for (i = 0; i < 5000; i++)
+		v = spin_hold_update(v, i % 50 == 0 ? 2600000 : 2600);
+	ck_assert_uint_ge(spin_hold_cycles(v), 2600 * 90 / 100);
+	ck_assert_uint_le(spin_hold_cycles(v), 2600 * 110 / 100);
+	for (i = 0; i < 500; i++)
+		v = spin_hold_update(v, 520000);
+	ck_assert_uint_ge(spin_hold_cycles(v), 520000 * 90 / 100);
+	ck_assert_uint_le(spin_hold_cycles(v), 520000 * 110 / 100);
+	/* Bounded both ways. */
+	for (i = 0; i < 1000; i++)
+		v = spin_hold_update(v, UINT64_MAX);
+	ck_assert_uint_eq(v, SPIN_HOLD_MAX);
+	for (i = 0; i < 1000; i++)
+		v = spin_hold_update(v, 0);
+	ck_assert_uint_eq(v, 0);
+}
+END_TEST
+
 /* Before setup (a static binary locking from its own constructor). */
 START_TEST(before_setup_every_mutex_blocks)
 {
@@ -143,6 +178,7 @@ Suite *suite_policy(void)
 	tcase_add_test(tc, stock_kernel_fallback_matrix);
 	tcase_add_test(tc, kernel_ops_used_when_present);
 	tcase_add_test(tc, spin_budget_rule);
+	tcase_add_test(tc, hold_median_rule);
 	tcase_add_test(tc, before_setup_every_mutex_blocks);
 	suite_add_tcase(s, tc);
 	return s;

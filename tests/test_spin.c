@@ -411,11 +411,13 @@ START_TEST(running_owner_is_spun_on_up_to_the_cap)
 END_TEST
 
 /*
- * A spinner whose own CPU is taken blocks, and does not spin again.  A
- * loaded machine can upset one try (the preemptor gives up waiting for
- * the waiter after 5 s and runs before the spin); a spinner that does not
- * notice its preemption fails every try (it spins until the owner lets
- * go and takes the lock spinning), so one of three must show the stop.
+ * A spinner whose own CPU is taken blocks, and does not spin again: it
+ * notices the preemption afterwards (the gap), or before (a slice
+ * extension grant, the BPF run queues: libuspin/cpu_wanted.h).  A loaded
+ * machine can upset one try (the preemptor gives up waiting for the
+ * waiter after 5 s and runs before the spin); a spinner that does not
+ * notice its preemption fails every try (it spins until the owner lets go
+ * and takes the lock spinning), so one of three must show the stop.
  */
 START_TEST(spinner_blocks_after_its_own_preemption)
 {
@@ -434,16 +436,80 @@ START_TEST(spinner_blocks_after_its_own_preemption)
 		waiter_lock(&m, cpu_b, &st);
 		pthread_join(p.thread, NULL);
 		pthread_join(o.thread, NULL);
-		printf("spin: spinner preempted: %llu phases, %llu self-preemption stops, %llu acquired spinning, %llu blocks, spun %.1f ms\n",
+		printf("spin: spinner preempted: %llu phases, %llu self-preemption stops, %llu CPU-wanted stops, %llu acquired spinning, %llu blocks, spun %.1f ms\n",
 		       (unsigned long long)st.spin_phases,
 		       (unsigned long long)st.spin_preempted,
+		       (unsigned long long)st.spin_cpu_wanted,
 		       (unsigned long long)st.spin_acquired,
 		       (unsigned long long)st.blocks, spun_ns(&st) / 1e6);
 		ck_assert_uint_le(st.spin_phases, 1);
-		stopped = st.spin_preempted == 1 && st.blocks >= 1;
+		stopped = st.spin_preempted + st.spin_cpu_wanted == 1 &&
+			  st.blocks >= 1;
 	}
 	knobs_restore(k);
 	ck_assert_msg(stopped, "no spin of 3 stopped at the spinner's preemption");
+}
+END_TEST
+
+/* A thread that busy-loops on @cpu until told to stop. */
+struct hog {
+	pthread_t thread;
+	int cpu;
+	volatile int stop;
+};
+
+static void *hog_main(void *arg)
+{
+	struct hog *h = arg;
+
+	pin_self(h->cpu);
+	while (!__atomic_load_n(&h->stop, __ATOMIC_ACQUIRE))
+		caa_cpu_relax();
+	return NULL;
+}
+
+/* Where the kernel tells a spinner that its CPU is wanted (cpu_wanted.h). */
+static int cpu_demand_signal(void)
+{
+	return uspin_rs_view.rq || (uspin_slice.on && uspin_slice.kernel);
+}
+
+/*
+ * The user-space need_resched(): with a hog beside it on its CPU, a
+ * spinner on a running owner (user-adaptive, no cap) gives its CPU up
+ * instead of spinning until the owner lets go 200 ms later: at once where
+ * the run queues show the hog (the mutex has no hold measured yet: the
+ * 2 us minimum), or when the kernel would preempt it (a slice grant,
+ * within a scheduler slice).  Either way it is counted and the waiter
+ * blocks.  Three tries, for a machine that runs the hog elsewhere once.
+ */
+START_TEST(spinner_gives_way_to_a_task_on_its_cpu)
+{
+	struct knobs k = knobs_set(0, uspin_setup()->max_spinners);
+	int try, stopped = 0;
+
+	uspin_setup_state.preempt_gap = UINT64_MAX;	/* not the gap */
+	for (try = 0; try < 3 && !stopped; try++) {
+		uspin_mutex_t m;
+		struct uspin_thread_stats st;
+		struct hog h = { .cpu = cpu_b };
+		struct owner o;
+
+		ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_USER_ADAPTIVE), 0);
+		ck_assert_int_eq(pthread_create(&h.thread, NULL, hog_main, &h), 0);
+		owner_start(&o, &m, cpu_a, 0, 200000);
+		waiter_lock(&m, cpu_b, &st);
+		pthread_join(o.thread, NULL);
+		__atomic_store_n(&h.stop, 1, __ATOMIC_RELEASE);
+		pthread_join(h.thread, NULL);
+		printf("spin: hog on the spinner's CPU: %llu CPU-wanted stops, %llu blocks, spun %.1f ms\n",
+		       (unsigned long long)st.spin_cpu_wanted,
+		       (unsigned long long)st.blocks, spun_ns(&st) / 1e6);
+		stopped = st.spin_cpu_wanted >= 1 && st.blocks >= 1 &&
+			  spun_ns(&st) < 50000000;
+	}
+	knobs_restore(k);
+	ck_assert_msg(stopped, "no spin of 3 gave its CPU up to the hog beside it");
 }
 END_TEST
 
@@ -707,6 +773,10 @@ Suite *suite_spin(void)
 	} else {
 		printf("SKIP: spin: no running-state provider: sleeping_owner_costs_no_spin, shadow_counts_the_spin_on_a_sleeping_owner, preempted_owner_stops_the_spinner and user-adaptive's cap not checked (make check-bpf, the guest)\n");
 	}
+	if (cpu_demand_signal())
+		tcase_add_test(tc, spinner_gives_way_to_a_task_on_its_cpu);
+	else
+		printf("SKIP: spin: nothing tells a spinner that its CPU is wanted (no BPF run queues, no slice extension): spinner_gives_way_to_a_task_on_its_cpu not run (make check-bpf, the guest)\n");
 	if (fifo_allowed()) {
 		tcase_add_test(tc, spinner_blocks_after_its_own_preemption);
 		if (provider_attached())

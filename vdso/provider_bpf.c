@@ -6,7 +6,8 @@
  * administrator runs uspin-stated (vdso/stated/), attach() -- once, from
  * libuspin's setup -- asks it, within USPIN_STATED_CLIENT_TIMEOUT_MS, for
  * the BPF map and the status page, and maps both read-only:
- *   - the map: one u32 per TID, encoding 2, stride 1;
+ *   - the map: one u32 per TID, encoding 2, stride 1, then one per CPU:
+ *     the tasks runnable there (view.rq: is a spinner's CPU wanted?);
  *   - the status page: its first word is the view's liveness word, held by
  *     the helper as a robust futex, so every query answers UNKNOWN from
  *     the moment the helper dies until a new helper takes the same page
@@ -231,8 +232,9 @@ static int attach_via_helper(struct uspin_rs_view *view)
 	bpf.why = "uspin-stated's reply does not describe a map this library reads";
 	if (rep.layout != USPIN_BPF_LAYOUT_VERSION || rep.stride != 1 ||
 	    rep.nr_entries == 0 || rep.nr_entries % USPIN_BPF_CHUNK_TIDS ||
-	    rep.nr_entries > USPIN_BPF_MAX_CHUNKS * USPIN_BPF_CHUNK_TIDS ||
-	    rep.map_bytes != (uint64_t)rep.nr_entries * sizeof(uint32_t))
+	    rep.nr_entries > USPIN_BPF_MAX_TID_CHUNKS * USPIN_BPF_CHUNK_TIDS ||
+	    rep.map_bytes != ((uint64_t)rep.nr_entries + USPIN_BPF_MAX_CPUS) *
+			     sizeof(uint32_t))
 		goto out;
 	bpf.why = "cannot map the status page";
 	err = map_status(fds[1], &rep, &st);
@@ -250,6 +252,8 @@ static int attach_via_helper(struct uspin_rs_view *view)
 	view->stride = 1;
 	view->has_cpu = 1;	/* the program stores 2 + cpu */
 	view->nr_entries = rep.nr_entries;
+	view->rq = (const volatile uint32_t *)map + rep.nr_entries;
+	view->nr_rq = USPIN_BPF_MAX_CPUS;
 	view->alive = &st->alive;
 	bpf.status = st;
 	bpf.nr_entries = rep.nr_entries;

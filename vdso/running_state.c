@@ -41,6 +41,8 @@ static int try_attach(const struct uspin_rs_provider *p)
 	uspin_rs_view.block_shift = view.block_shift;
 	uspin_rs_view.has_cpu = view.has_cpu;
 	uspin_rs_view.own_process = view.own_process;
+	uspin_rs_view.rq = view.rq;
+	uspin_rs_view.nr_rq = view.nr_rq;
 	__atomic_store_n(&uspin_rs_view.nr_entries, view.nr_entries,
 			 __ATOMIC_RELEASE);
 	active = p->name;

@@ -71,6 +71,12 @@ struct uspin_rs_view {
 	uint8_t block_shift;
 	uint8_t has_cpu;		/* entries >= 2 name the CPU */
 	uint8_t own_process;		/* other processes' TIDs read UNKNOWN */
+	/*
+	 * Where a provider publishes them (BPF): the tasks runnable on CPU c,
+	 * the running one included, at rq[c] for c < nr_rq; else NULL.
+	 */
+	const volatile uint32_t *rq;
+	uint32_t nr_rq;
 };
 
 /*

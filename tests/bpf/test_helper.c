@@ -26,6 +26,7 @@
 #include <bpf/bpf.h>
 
 #include "test_bpf.h"
+#include "bpf/rs_layout.h"
 
 static void close_fds(int fds[2])
 {
@@ -62,7 +63,9 @@ static void expect_served(void)
 	ck_assert_uint_eq(rep.nfds, 2);
 	ck_assert_uint_eq(rep.stride, 1);
 	ck_assert_uint_ge(rep.nr_entries, 1024);
-	ck_assert_uint_eq(rep.map_bytes, (uint64_t)rep.nr_entries * 4);
+	/* The TIDs, then the run queues of USPIN_BPF_MAX_CPUS CPUs. */
+	ck_assert_uint_eq(rep.map_bytes,
+			  ((uint64_t)rep.nr_entries + USPIN_BPF_MAX_CPUS) * 4);
 	ck_assert_uint_eq(rep.status_bytes, USPIN_STATED_STATUS_BYTES);
 	close_fds(fds);
 }

@@ -6,7 +6,9 @@
  *
  * Accuracy for busy, sleeping, FUTEX_WAIT, stopped and out-of-range TIDs
  * is the shared running-state suite of test-uspin, which check-bpf runs
- * with USPIN_RS_REQUIRE=bpf.
+ * with USPIN_RS_REQUIRE=bpf.  The run queues (a spinner's "is my CPU
+ * wanted?"): a CPU with a second busy thread reads 2 or more, and 1 or
+ * less once it is alone.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -88,6 +90,71 @@ START_TEST(describe_names_the_live_helper)
 }
 END_TEST
 
+struct rq_hog {
+	pthread_t thread;
+	int cpu;
+	volatile int stop;
+};
+
+static void *rq_hog_main(void *arg)
+{
+	struct rq_hog *h = arg;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(h->cpu, &set);
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	while (!__atomic_load_n(&h->stop, __ATOMIC_ACQUIRE))
+		;
+	return NULL;
+}
+
+/* rq[cpu] within [@at_least, @at_most] within 50 ms: its value, or -1. */
+static int rq_within(int cpu, int at_least, int at_most)
+{
+	int64_t t0 = now_on(CLOCK_MONOTONIC);
+	int n;
+
+	do {
+		n = (int)uspin_rs_view.rq[cpu];
+		if (n >= at_least && n <= at_most)
+			return n;
+		sched_yield();
+	} while (now_on(CLOCK_MONOTONIC) - t0 <= WITHIN_NS);
+	return -1;
+}
+
+START_TEST(run_queue_shows_a_second_busy_thread)
+{
+	struct rq_hog h[2];
+	cpu_set_t set;
+	int cpu = -1, k, busy;
+
+	require_bpf();
+	ck_assert_ptr_nonnull((const void *)uspin_rs_view.rq);
+	sched_getaffinity(0, sizeof(set), &set);
+	for (k = 0; k < CPU_SETSIZE && cpu < 0; k++)
+		if (CPU_ISSET(k, &set))
+			cpu = k;
+	ck_assert_int_ge(cpu, 0);
+	for (k = 0; k < 2; k++) {
+		h[k] = (struct rq_hog){ .cpu = cpu };
+		ck_assert_int_eq(pthread_create(&h[k].thread, NULL, rq_hog_main,
+						&h[k]), 0);
+	}
+	busy = rq_within(cpu, 2, 1000);
+	ck_assert_msg(busy >= 2, "CPU %d with two busy threads reads %u", cpu,
+		      uspin_rs_view.rq[cpu]);
+	for (k = 0; k < 2; k++) {
+		__atomic_store_n(&h[k].stop, 1, __ATOMIC_RELEASE);
+		pthread_join(h[k].thread, NULL);
+	}
+	ck_assert_msg(rq_within(cpu, 0, busy - 1) >= 0,
+		      "CPU %d still reads %u without its %d busy threads' load",
+		      cpu, uspin_rs_view.rq[cpu], busy);
+}
+END_TEST
+
 struct excl {
 	uspin_mutex_t m;
 	long per_thread;
@@ -143,6 +210,7 @@ TCase *tcase_provider(void)
 	tcase_add_test(tc, exited_thread_reads_off);
 	tcase_add_test(tc, out_of_range_reads_unknown);
 	tcase_add_test(tc, describe_names_the_live_helper);
+	tcase_add_test(tc, run_queue_shows_a_second_busy_thread);
 	tcase_add_loop_test(tc, user_adaptive_mutual_exclusion, 0,
 			    sizeof(nthreads) / sizeof(nthreads[0]));
 	return tc;

@@ -15,17 +15,25 @@
  *
  * Entries use encoding version 2 of running_state.h: 0 unknown, 1 off CPU,
  * cpu + 2 on CPU.  A freshly created map (all zero) is all-unknown.
+ *
+ * One more chunk follows the TIDs' (layout 3): entry c of it is the number
+ * of tasks runnable on CPU c, the one running included (the run queue's
+ * nr_running, published at every switch and wake-up there), so that a
+ * spinner can see that its own CPU is wanted; 0 until first published.
  */
 #ifndef USPIN_BPF_RS_LAYOUT_H
 #define USPIN_BPF_RS_LAYOUT_H
 
 #define USPIN_BPF_CHUNK_TIDS	1024	/* power of two: 4 KiB per element */
 #define USPIN_BPF_CHUNK_BYTES	(USPIN_BPF_CHUNK_TIDS * 4)
-/* PID_MAX_LIMIT (4 M TIDs) in chunks: the most a map ever has. */
-#define USPIN_BPF_MAX_CHUNKS	4096
+/* PID_MAX_LIMIT (4 M TIDs) in chunks, and the run-queue chunk. */
+#define USPIN_BPF_MAX_TID_CHUNKS	4096
+#define USPIN_BPF_MAX_CHUNKS	(USPIN_BPF_MAX_TID_CHUNKS + 1)
 
 /* Version of the layout above, entries in encoding 2. */
-#define USPIN_BPF_LAYOUT_VERSION	2
+#define USPIN_BPF_LAYOUT_VERSION	3
+/* CPUs the run-queue chunk covers. */
+#define USPIN_BPF_MAX_CPUS		USPIN_BPF_CHUNK_TIDS
 
 /* Encoding 2 (running_state.h), for the BPF side. */
 #define USPIN_BPF_ENTRY_UNKNOWN	0

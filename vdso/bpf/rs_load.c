@@ -22,8 +22,11 @@
 #include "rs_load.h"
 #include "running_state.skel.h"
 
-/* Cover pid_max as it is now; a later increase reads UNKNOWN above it. */
-static uint32_t pid_max_chunks(void)
+/*
+ * Cover pid_max as it is now (a later increase reads UNKNOWN above it),
+ * and one chunk more for the run queues.
+ */
+static uint32_t map_chunks(void)
 {
 	unsigned long v = 0;
 	FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
@@ -33,9 +36,10 @@ static uint32_t pid_max_chunks(void)
 			v = 0;
 		fclose(f);
 	}
-	if (v == 0 || v > (unsigned long)USPIN_BPF_MAX_CHUNKS * USPIN_BPF_CHUNK_TIDS)
-		v = (unsigned long)USPIN_BPF_MAX_CHUNKS * USPIN_BPF_CHUNK_TIDS;
-	return (uint32_t)((v + USPIN_BPF_CHUNK_TIDS - 1) / USPIN_BPF_CHUNK_TIDS);
+	if (v == 0 ||
+	    v > (unsigned long)USPIN_BPF_MAX_TID_CHUNKS * USPIN_BPF_CHUNK_TIDS)
+		v = (unsigned long)USPIN_BPF_MAX_TID_CHUNKS * USPIN_BPF_CHUNK_TIDS;
+	return (uint32_t)((v + USPIN_BPF_CHUNK_TIDS - 1) / USPIN_BPF_CHUNK_TIDS) + 1;
 }
 
 static int quiet_print(enum libbpf_print_level level, const char *fmt,
@@ -47,7 +51,7 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt,
 /**
  * uspin_bpf_rs_check_map() - whether @fd is a running-state map of this
  * layout (array of page-sized chunks, mmapable, named uspin_rs).
- * @chunks: its number of chunks.
+ * @chunks: its number of chunks, the run queues' included.
  * @id: its kernel id.
  *
  * Return: 0, -EINVAL if it is some other map, or the bpf() error.
@@ -62,7 +66,7 @@ int uspin_bpf_rs_check_map(int fd, uint32_t *chunks, uint32_t *id)
 		return -errno;
 	if (info.type != BPF_MAP_TYPE_ARRAY || info.key_size != 4 ||
 	    info.value_size != USPIN_BPF_CHUNK_BYTES ||
-	    info.map_flags != USPIN_BPF_MAP_FLAGS || info.max_entries == 0 ||
+	    info.map_flags != USPIN_BPF_MAP_FLAGS || info.max_entries < 2 ||
 	    info.max_entries > USPIN_BPF_MAX_CHUNKS ||
 	    strcmp(info.name, "uspin_rs") != 0)
 		return -EINVAL;
@@ -85,7 +89,7 @@ int uspin_bpf_rs_load_map(struct uspin_bpf_rs *rs, int verbose, int reuse_fd)
 {
 	libbpf_print_fn_t old = NULL;
 	struct running_state_bpf *skel;
-	uint32_t chunks = pid_max_chunks(), id = 0;
+	uint32_t chunks = map_chunks(), id = 0;
 	int err;
 
 	memset(rs, 0, sizeof(*rs));
@@ -102,6 +106,7 @@ int uspin_bpf_rs_load_map(struct uspin_bpf_rs *rs, int verbose, int reuse_fd)
 		err = -errno;
 		goto out;
 	}
+	skel->rodata->uspin_rq_chunk = chunks - 1;
 	err = bpf_map__set_max_entries(skel->maps.uspin_rs, chunks);
 	if (!err && reuse_fd >= 0)
 		err = bpf_map__reuse_fd(skel->maps.uspin_rs, reuse_fd);
@@ -130,7 +135,7 @@ int uspin_bpf_rs_load_map(struct uspin_bpf_rs *rs, int verbose, int reuse_fd)
 	rs->skel = skel;
 	rs->map_id = id;
 	rs->reused = reuse_fd >= 0;
-	rs->nr_entries = chunks * USPIN_BPF_CHUNK_TIDS;
+	rs->nr_entries = (chunks - 1) * USPIN_BPF_CHUNK_TIDS;
 	rs->map_bytes = (size_t)chunks * USPIN_BPF_CHUNK_BYTES;
 	goto out;
 
@@ -222,7 +227,8 @@ int uspin_bpf_rs_reset(struct uspin_bpf_rs *rs)
 	if (bpf_prog_test_run_opts(fd, &opts) != 0)
 		return -errno;
 	/* It returns the chunks it cleared: all of them, or it failed. */
-	return opts.retval * USPIN_BPF_CHUNK_TIDS == rs->nr_entries ? 0 : -EIO;
+	return opts.retval * USPIN_BPF_CHUNK_TIDS ==
+	       rs->nr_entries + USPIN_BPF_CHUNK_TIDS ? 0 : -EIO;
 }
 
 /* For measurements: the program's fd (run_time_ns, run_cnt). */

@@ -15,7 +15,7 @@ struct uspin_bpf_rs {
 	void *link;		/* non-NULL while attached (links in skel) */
 	int map_fd;		/* frozen: user space can only map it read-only */
 	uint32_t map_id;	/* the kernel's id of that map */
-	uint32_t nr_entries;
+	uint32_t nr_entries;	/* TIDs covered; the run queues' chunk follows */
 	size_t map_bytes;
 	int reused;		/* the map was handed in (reuse_fd), not created */
 };

@@ -7,9 +7,11 @@
  * the map was created or reset, then 1 while t is off CPU and cpu + 2
  * while it runs there.  pids are global: providers refuse to attach in a
  * child pid namespace.  The idle tasks (pid 0) are not threads and are
- * skipped.
+ * skipped.  After the TIDs, each CPU's count of runnable tasks
+ * (rs_layout.h), at every switch and wake-up.
  */
 #include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
@@ -20,8 +22,9 @@ struct rs_chunk {
 };
 
 /*
- * max_entries is set by the loader from pid_max before load, or taken from
- * the pinned map the helper reuses across restarts.
+ * max_entries is set by the loader from pid_max before load (one chunk more
+ * for the run queues, rs_layout.h), or taken from the pinned map the helper
+ * reuses across restarts.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -42,6 +45,36 @@ struct {
 	__type(value, __u32);
 	__uint(max_entries, 1);
 } uspin_rs_cur SEC(".maps");
+
+/* The run-queue chunk: the one after the TIDs' (set by the loader). */
+const volatile __u32 uspin_rq_chunk = 0;
+
+/*
+ * Publish how many tasks are runnable on the CPU task @p is on
+ * (rq->nr_running, the running one included).  The run queue is reached
+ * through @p's CFS queue (CONFIG_FAIR_GROUP_SCHED: distribution kernels;
+ * the per-CPU runqueues symbol needs KALLSYMS_ALL, which they often lack);
+ * without it nothing is published and spinners fall back to their gap.
+ * Read without the run queue's lock: readers want a hint, and the next
+ * switch or wake-up there publishes again.
+ */
+static __always_inline void publish_rq(struct task_struct *p)
+{
+	__u32 key = uspin_rq_chunk, cpu, n;
+	struct rs_chunk *c;
+	struct cfs_rq *cfs;
+
+	if (!bpf_core_field_exists(struct cfs_rq, rq))
+		return;
+	cpu = BPF_CORE_READ(p, thread_info.cpu);
+	cfs = BPF_CORE_READ(p, se.cfs_rq);
+	if (cpu >= USPIN_BPF_MAX_CPUS || !cfs)
+		return;
+	n = BPF_CORE_READ(cfs, rq, nr_running);
+	c = bpf_map_lookup_elem(&uspin_rs, &key);
+	if (c && c->e[cpu & (USPIN_BPF_MAX_CPUS - 1)] != n)
+		c->e[cpu & (USPIN_BPF_MAX_CPUS - 1)] = n;
+}
 
 static __always_inline __u32 *entry_of(pid_t pid)
 {
@@ -87,8 +120,26 @@ int BPF_PROG(uspin_sched_switch, bool preempt, struct task_struct *prev,
 	 * An exiting task's final switch-out stores OFF too, like the
 	 * kernel's array: an exited TID reads OFF until it is reused.
 	 */
+	__u32 cpu = bpf_get_smp_processor_id();
+
 	set_entry(prev->pid, USPIN_BPF_ENTRY_OFF);
-	set_running(next->pid, bpf_get_smp_processor_id());
+	set_running(next->pid, cpu);
+	publish_rq(prev);
+	return 0;
+}
+
+/* A task woken onto a CPU (enqueued already): that run queue grew. */
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(uspin_sched_wakeup, struct task_struct *p)
+{
+	publish_rq(p);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(uspin_sched_wakeup_new, struct task_struct *p)
+{
+	publish_rq(p);
 	return 0;
 }
 

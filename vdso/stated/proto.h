@@ -9,7 +9,8 @@
  * file descriptors (SCM_RIGHTS), in this order:
  *   [0] the frozen, mmapable BPF array map (user space can only map it
  *       PROT_READ; map_bytes from offset 0; entries as in running_state.h,
- *       encoding 2, stride 1);
+ *       encoding 2, stride 1, for nr_entries TIDs, then, in layout 3,
+ *       USPIN_BPF_MAX_CPUS run-queue lengths: bpf/rs_layout.h);
  *   [1] the status page, opened O_RDONLY (status_bytes from offset 0,
  *       struct uspin_stated_status).
  * Anything else -- wrong size, magic, version or flags, a peer outside the

@@ -454,7 +454,7 @@ static int publish(void)
 	    st->magic == USPIN_STATED_STATUS_MAGIC &&
 	    st->version == USPIN_STATED_STATUS_VERSION &&
 	    st->layout == USPIN_BPF_LAYOUT_VERSION && st->map_id == id &&
-	    st->nr_entries == chunks * USPIN_BPF_CHUNK_TIDS) {
+	    st->nr_entries == (chunks - 1) * USPIN_BPF_CHUNK_TIDS) {
 		err = uspin_bpf_rs_load_map(&rs, 1, pin_fd);
 		/* New programs first, so no switch after the reset goes unseen. */
 		if (!err)
