@@ -7,7 +7,7 @@ LIB_SRCS += libuspin/setup.c libuspin/thread_self.c libuspin/policy.c \
             libuspin/mutex_lock.c libuspin/mutex_trylock.c \
             libuspin/mutex_unlock.c libuspin/stats.c libuspin/info.c \
             libuspin/slice_ext.c libuspin/owner.c libuspin/claims.c \
-            libuspin/cpu_wanted.c
+            libuspin/cpu_wanted.c libuspin/spinners.c
 # The condition variable (docs/condvar.md).
 LIB_SRCS += libuspin/cond_init.c libuspin/cond_lock.c libuspin/cond_wait.c \
             libuspin/cond_signal.c

@@ -24,6 +24,7 @@
 #include "futex_ops.h"
 #include "mutex_impl.h"
 #include "running_state.h"
+#include "spinners.h"
 
 struct uspin_setup uspin_setup_state;
 int uspin_force_stock_kernel;
@@ -315,6 +316,7 @@ static void setup(void)
 	const char *provider;
 
 	uspin_thread_self_setup();
+	uspin_spinners_setup();
 	s->ncpus = affinity_cpus();
 	s->max_spinners = max_spinners(s->ncpus);
 	calibrate(s);

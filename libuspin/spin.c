@@ -48,192 +48,7 @@
 #include "mutex_impl.h"
 #include "running_state.h"
 #include "spin_tuning.h"
-
-/*
- * m->spinner: bits 0-7 count the spin phases under way, at most
- * max_spinners (CPUs - 1, as many as can run beside the owner).  The
- * kernel's OSQ queues spinners in order behind one that spins on the
- * owner, but it relies on preemption being off while queued; in user
- * space a queued spinner can be preempted and stall everyone behind it,
- * so spinners here are a bounded, unordered set that polls the word with
- * backoff.
- *
- * Private mutexes: bits 8-29 hold the TID of one spinner, the lead (the
- * first to enter while there was none; 0 once it left), so that an
- * unlocker can ask the running-state provider whether a spinner runs
- * before it leaves the word to one (uspin_pass_to_spinner()); the time
- * since when unlockers have been passing sleepers over for spinners (the
- * starvation bound) is in robust_next, on the cycle counter.  A fork
- * child's first slow path clears all of it (claims.c).
- *
- * Shared mutexes, which never pass sleepers over: bits 8-31 hold a time on
- * the cycle counter, in STAMP_UNITs, when a spinner last entered or said
- * it is alive, so that the count of a process killed while spinning lapses
- * after STALE_AFTER instead of keeping others from spinning.
- */
-#define SPINNERS_MASK		0xffu
-#define LEAD_SHIFT		8
-#define LEAD_MASK		0x3fffffu	/* TIDs < 2^22 (PID_MAX_LIMIT) */
-#define STAMP_SHIFT		8
-#define STAMP_MASK		0xffffffu
-#define STAMP_UNIT_SHIFT	14	/* 16384 cycles: ~5-8 us */
-#define STALE_AFTER_US		1000000u
-#define ALIVE_EVERY_US		(STALE_AFTER_US / 4)
-
-static inline uint32_t spinners_of(uint32_t s)
-{
-	return s & SPINNERS_MASK;
-}
-
-static inline uint32_t stamp_of(uint32_t s)
-{
-	return s >> STAMP_SHIFT;
-}
-
-static uint32_t stamp_now(void)
-{
-	uint32_t st = (uint32_t)(uspin_cycles() >> STAMP_UNIT_SHIFT) & STAMP_MASK;
-
-	return st ? st : 1;
-}
-
-/* Age of a non-zero stamp in cycles (the stamp wraps in minutes). */
-static uint64_t stamp_age(uint32_t st)
-{
-	return (uint64_t)((stamp_now() - st) & STAMP_MASK) << STAMP_UNIT_SHIFT;
-}
-
-static inline uint64_t us_to_cycles(uint64_t us)
-{
-	return us * uspin_setup()->cycles_per_us;
-}
-
-static inline uint32_t lead_of(uint32_t s)
-{
-	return s >> LEAD_SHIFT & LEAD_MASK;
-}
-
-/* Count one more spinner; a private mutex's may become the lead. */
-static int spinners_enter(uspin_mutex_t *m, int shared, uint32_t tid)
-{
-	unsigned int max = uspin_setup()->max_spinners;
-	uint32_t s = CMM_LOAD_SHARED(m->spinner), n, seen;
-
-	for (;;) {
-		uint32_t count = spinners_of(s), st = stamp_of(s);
-
-		if (shared && count && (!st ||
-		    stamp_age(st) > us_to_cycles(STALE_AFTER_US)))
-			count = 0;	/* spinners that died */
-		if (count >= max)
-			return 0;
-		if (shared)
-			n = stamp_now() << STAMP_SHIFT | (count + 1);
-		else if (!lead_of(s) && tid <= LEAD_MASK)
-			n = tid << LEAD_SHIFT | (count + 1);
-		else
-			n = s + 1;
-		seen = uatomic_cmpxchg(&m->spinner, s, n);
-		if (seen == s)
-			return 1;
-		s = seen;
-	}
-}
-
-/*
- * Full barrier (a successful cmpxchg): pairs with uspin_pass_to_spinner().
- * A private mutex's lead leaves its place empty.
- */
-static void spinners_leave(uspin_mutex_t *m, int shared, uint32_t tid)
-{
-	uint32_t s = CMM_LOAD_SHARED(m->spinner), n, seen;
-
-	while (spinners_of(s)) {
-		n = s - 1;
-		if (!shared && lead_of(s) == tid)
-			n &= SPINNERS_MASK;
-		seen = uatomic_cmpxchg(&m->spinner, s, n);
-		if (seen == s)
-			return;
-		s = seen;
-	}
-	cmm_smp_mb();	/* a lapsed count was reset under us */
-}
-
-/* A shared mutex's long spinner says it is alive (see STALE_AFTER_US). */
-static void spinners_alive(uspin_mutex_t *m)
-{
-	uint32_t s = CMM_LOAD_SHARED(m->spinner);
-
-	if (spinners_of(s))
-		uatomic_cmpxchg(&m->spinner, s,
-				stamp_now() << STAMP_SHIFT | spinners_of(s));
-}
-
-/*
- * The passing-over stamp of a private mutex (robust_next, see above):
- * only its owner reads and writes it, at its unlock.
- */
-static uint64_t pass_over_since(uspin_mutex_t *m)
-{
-	return (uint64_t)(uintptr_t)CMM_LOAD_SHARED(m->robust_next);
-}
-
-static void pass_over_set(uspin_mutex_t *m, uint64_t since)
-{
-	CMM_STORE_SHARED(m->robust_next, (void *)(uintptr_t)since);
-}
-
-/*
- * Called by the owner of a private mutex whose word has FUTEX_WAITERS set
- * (the handoff request and a dead owner are served before).  If a waiter
- * spins and runs, leave the word free with FUTEX_WAITERS, so the spinner
- * takes it and wakes a sleeper at its own unlock, instead of paying for a
- * wake-up now and a sleeper's late start.  Sleepers are passed over for at
- * most handoff_after at a time: then the normal path wakes one (or the
- * kernel hands the lock over), as a starving FUTEX_WAIT waiter would ask.
- *
- * Runs means: the provider says the lead spinner is on a CPU.  A spinner
- * that is preempted (or a provider that cannot tell) gets nothing: the word
- * would lie free while it is off its CPU and the sleepers sleep.  Then the
- * normal path wakes a sleeper, and a spinner that runs may still take the
- * word first.
- *
- * Shared and robust mutexes never pass: a spinner killed after the word
- * was left to it would leave the sleepers asleep on a free word.
- *
- * The store of the word and the read of the count pair with the spinner's
- * decrement and its read of the word (spinners_leave(), then
- * uspin_spin()'s last look): either the unlocker sees the spinner gone
- * and takes the word back to wake someone, or the spinner sees the word
- * free and takes it.
- */
-int uspin_pass_to_spinner(uspin_mutex_t *m, uint32_t tid)
-{
-	uint32_t s = CMM_LOAD_SHARED(m->spinner), lead = lead_of(s);
-	uint64_t since = pass_over_since(m), now;
-
-	if (!spinners_of(s) || !lead || uspin_rs_query(lead) != USPIN_RS_ON) {
-		if (since)
-			pass_over_set(m, 0);
-		return 0;
-	}
-	now = uspin_cycles();
-	if (!since) {
-		pass_over_set(m, now | 1);
-	} else if (now - since >= uspin_setup()->handoff_after) {
-		pass_over_set(m, 0);
-		return 0;
-	}
-	uatomic_xchg(&m->word, FUTEX_WAITERS);
-	/* Every spinner left meanwhile: take the word back to wake someone. */
-	if (!spinners_of(CMM_LOAD_SHARED(m->spinner)) &&
-	    uatomic_cmpxchg(&m->word, FUTEX_WAITERS,
-			    tid | FUTEX_WAITERS) == FUTEX_WAITERS)
-		return 0;
-	uspin_stats.passed_to_spinner++;
-	return 1;
-}
+#include "spinners.h"
 
 static inline uint32_t estimate_of(const uspin_mutex_t *m)
 {
@@ -309,6 +124,7 @@ static int take_free(uspin_mutex_t *m, uint32_t v, uint32_t take)
 }
 
 enum spin_end {
+	SPIN_ON,		/* nothing stopped the spin (spin_tick()) */
 	SPIN_ACQUIRED,
 	SPIN_BUDGET,		/* a learned budget or the cap passed */
 	SPIN_GAVE_UP,		/* deadline, handoff request, dead owner */
@@ -394,36 +210,108 @@ static int owner_stops(struct owner_watch *o, uint32_t tid, uint64_t *end,
 	return 0;
 }
 
+/*
+ * What stops any spinner, head or queued, before the end of its budget:
+ * the kernel would preempt it (a grant), the budget for a CPU others
+ * want ran out, it was descheduled, the deadline or the budget passed.
+ * SPIN_ON to go on.
+ */
+struct spin_clock {
+	uint64_t start, end, deadline, prev, wanted_end, shared_budget;
+	struct uspin_cpu_want want;
+	unsigned int backoff;
+};
+
+static enum spin_end spin_tick(struct spin_clock *c)
+{
+	const struct uspin_setup *s = uspin_setup();
+	enum uspin_cpu_demand demand = uspin_cpu_wanted(&c->want);
+	uint64_t now;
+
+	if (demand == CPU_RESCHED)
+		return SPIN_CPU_WANTED;
+	if (demand == CPU_SHARED && c->wanted_end == UINT64_MAX)
+		c->wanted_end = uspin_cycles() + c->shared_budget;
+	relax(c->backoff);
+	c->backoff = spin_backoff_next(c->backoff);
+	now = uspin_cycles();
+	if (now >= c->wanted_end)
+		return SPIN_CPU_SHARED;
+	if (now - c->prev > s->preempt_gap)
+		return SPIN_PREEMPTED;
+	c->prev = now;
+	if (now >= c->end)
+		return now >= c->deadline ? SPIN_GAVE_UP : SPIN_BUDGET;
+	return SPIN_ON;
+}
+
+/*
+ * A queued spinner waits on its own node for its turn, looking neither at
+ * the word nor at the owner (the head does).  It leaves the queue when
+ * the one ahead is off its CPU (the turn would wait for it), or for what
+ * stops any spinner.  SPIN_ON once it is the head.
+ */
+static enum spin_end wait_turn(struct uspin_spinner *sp, struct spin_clock *c)
+{
+	enum spin_end how;
+
+	for (;;) {
+		if (uspin_spinner_turn(sp))
+			return SPIN_ON;
+		if (uspin_rs_query(uspin_spinner_ahead(sp)) == USPIN_RS_OFF)
+			how = SPIN_OWNER_OFF;
+		else
+			how = spin_tick(c);
+		if (how != SPIN_ON)
+			break;
+	}
+	/* The turn may come while we leave: then leave as the head. */
+	if (uspin_spinner_unqueue(sp))
+		uspin_spinner_leave(sp);
+	return how;
+}
+
 int uspin_spin(uspin_mutex_t *m, uint32_t take, enum uspin_spin_kind kind,
 	       uint64_t deadline)
 {
 	const struct uspin_setup *s = uspin_setup();
 	int informed = kind == SPIN_OWNER_RUNNING || kind == SPIN_OWNER_LEARNED;
 	int shadow = !informed && s->shadow;
-	int shared = mutex_futex_shared(m), my_cpu = -1;
+	int my_cpu = -1;
 	uint32_t est = estimate_of(m), v, tid = WORD_TID(take) & ~USPIN_WORD_SHARED;
-	uint64_t blind, start, end, now, prev, alive, off_since = 0;
+	uint64_t blind, now, off_since = 0;
 	struct owner_watch watch = { .my_cpu = -1 };
-	struct uspin_cpu_want want;
-	uint64_t wanted_end = UINT64_MAX;
-	enum uspin_cpu_demand demand;
-	unsigned int backoff = 1;
+	enum uspin_spinner_state place;
+	struct uspin_spinner sp;
+	struct spin_clock c;
 	enum spin_end how;
 
 	blind = spin_budget(est, USPIN_ESTIMATE_UNIT, s->spin_min, s->spin_max, 3);
-	start = uspin_cycles();
-	end = spin_end_of(kind, start, blind, est);
-	if (deadline < end)
-		end = deadline;
-	if (end <= start)
+	c.start = uspin_cycles();
+	c.end = spin_end_of(kind, c.start, blind, est);
+	c.deadline = deadline;
+	if (deadline < c.end)
+		c.end = deadline;
+	if (c.end <= c.start)
 		return 0;
-	if (!spinners_enter(m, shared, tid)) {
+	place = uspin_spinner_enter(&sp, m, tid);
+	if (place == SPINNER_REFUSED) {
 		uspin_stats.spin_refused++;
 		return 0;
 	}
 	uspin_stats.spin_phases++;
-	prev = alive = start;
-	uspin_cpu_want_begin(&want);
+	c.prev = c.start;
+	c.backoff = 1;
+	c.wanted_end = UINT64_MAX;
+	c.shared_budget = spin_clamp(2 * spin_hold_cycles(hold_of(m)),
+				     s->spin_min, s->shared_spin_max);
+	uspin_cpu_want_begin(&c.want);
+	if (place == SPINNER_QUEUED) {
+		how = wait_turn(&sp, &c);
+		if (how != SPIN_ON)
+			goto stopped;
+	}
+	c.backoff = 1;
 
 	for (;;) {
 		v = CMM_LOAD_SHARED(m->word);
@@ -446,42 +334,18 @@ int uspin_spin(uspin_mutex_t *m, uint32_t take, enum uspin_spin_kind kind,
 		v = WORD_TID(v) & ~USPIN_WORD_SHARED;
 		if (shadow && !off_since && owner_stops_informed(v, &my_cpu))
 			off_since = uspin_cycles();
-		if (informed && owner_stops(&watch, v, &end, start + blind)) {
+		if (informed && owner_stops(&watch, v, &c.end, c.start + blind)) {
 			how = SPIN_OWNER_OFF;
 			break;
 		}
-		demand = uspin_cpu_wanted(&want);
-		if (demand == CPU_RESCHED) {
-			how = SPIN_CPU_WANTED;
+		how = spin_tick(&c);
+		if (how != SPIN_ON)
 			break;
-		}
-		if (demand == CPU_SHARED && wanted_end == UINT64_MAX)
-			wanted_end = uspin_cycles() +
-				     spin_clamp(2 * spin_hold_cycles(hold_of(m)),
-						s->spin_min, s->shared_spin_max);
-		relax(backoff);
-		backoff = spin_backoff_next(backoff);
-		now = uspin_cycles();
-		if (now >= wanted_end) {
-			how = SPIN_CPU_SHARED;
-			break;
-		}
-		if (now - prev > s->preempt_gap) {
-			how = SPIN_PREEMPTED;
-			break;
-		}
-		prev = now;
-		if (now >= end) {
-			how = now >= deadline ? SPIN_GAVE_UP : SPIN_BUDGET;
-			break;
-		}
-		if (shared && now - alive > us_to_cycles(ALIVE_EVERY_US)) {
-			spinners_alive(m);
-			alive = now;
-		}
+		uspin_spinner_alive(&sp, c.prev);
 	}
-	uspin_cpu_want_end(&want);
-	spinners_leave(m, shared, tid);
+	uspin_spinner_leave(&sp);
+stopped:
+	uspin_cpu_want_end(&c.want);
 	/*
 	 * An unlocker may have left the word to us just as we stopped (see
 	 * uspin_pass_to_spinner()): a free word is ours to take, whatever
@@ -494,7 +358,7 @@ int uspin_spin(uspin_mutex_t *m, uint32_t take, enum uspin_spin_kind kind,
 		uspin_stats.shadow_off_phases++;
 		uspin_stats.shadow_cycles_off += uspin_cycles() - off_since;
 	}
-	now = uspin_cycles() - start;
+	now = uspin_cycles() - c.start;
 	switch (how) {
 	case SPIN_ACQUIRED:
 		uspin_stats.spin_acquired++;
@@ -506,7 +370,7 @@ int uspin_spin(uspin_mutex_t *m, uint32_t take, enum uspin_spin_kind kind,
 		uspin_stats.spin_budget_ended++;
 		/* A learned budget ran out: learn that holds are long. */
 		if (kind == SPIN_BOUNDED || kind == SPIN_OWNER_LEARNED ||
-		    end == start + blind)
+		    c.end == c.start + blind)
 			estimate_store(m, spin_estimate_failure(est));
 		break;
 	case SPIN_OWNER_OFF:
@@ -516,11 +380,10 @@ int uspin_spin(uspin_mutex_t *m, uint32_t take, enum uspin_spin_kind kind,
 		uspin_stats.spin_preempted++;
 		break;
 	case SPIN_CPU_WANTED:
-		uspin_stats.spin_cpu_wanted++;
-		break;
 	case SPIN_CPU_SHARED:
 		uspin_stats.spin_cpu_wanted++;
 		break;
+	case SPIN_ON:		/* not an end */
 	case SPIN_GAVE_UP:
 		break;
 	}

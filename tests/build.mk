@@ -89,6 +89,14 @@ model-check-library:
 model-check: model-check-library
 TEST_STEPS += model-check-library
 
+# The queue of a private mutex's spinners (tests/model/spin_queue.pml,
+# libuspin/spinners.c), negative controls included: seconds.
+.PHONY: model-check-spin-queue
+model-check-spin-queue:
+	@sh tests/model/check-spin-queue.sh $(BUILD)/model
+model-check: model-check-spin-queue
+TEST_STEPS += model-check-spin-queue
+
 # The Spin model of the condvar (tests/model/condvar.pml) in every
 # configuration, negative controls included; `make model-check` runs it too.
 .PHONY: model-check-condvar

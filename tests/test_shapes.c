@@ -150,10 +150,13 @@ START_TEST(fork_child_drops_its_parents_claims)
 	ck_assert_int_eq(uspin_mutex_lock(&m), 0);
 	/* As a waiter of this process would leave them (spin.c, mutex_lock.c). */
 	uspin_claims_current(&m);
-	if (_i & 1)
-		m.spinner = parent_waiter << 8 | 1;
-	else
+	if (_i & 1) {
+		/* The queue's tail and its head (libuspin/spinners.c). */
+		m.spinner = parent_waiter;
+		((uint32_t *)(void *)&m.robust_next)[1] = parent_waiter;
+	} else {
 		m.handoff = parent_waiter;
+	}
 	m.word |= FUTEX_WAITERS;
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
@@ -169,6 +172,7 @@ START_TEST(fork_child_drops_its_parents_claims)
 	ck_assert_int_eq(wait_status(pid), 0);
 	m.spinner = 0;
 	m.handoff = 0;
+	m.robust_next = NULL;
 	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
 }
 END_TEST

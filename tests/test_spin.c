@@ -22,6 +22,7 @@
 #include "cycles.h"
 #include "mutex_impl.h"
 #include "running_state.h"
+#include "spinners.h"
 #include "test_util.h"
 #include "uspin_testing.h"
 
@@ -513,18 +514,23 @@ START_TEST(spinner_gives_way_to_a_task_on_its_cpu)
 }
 END_TEST
 
-/* A full spinner count refuses the next spinner; it is not changed. */
+/*
+ * A shared mutex's full spinner count refuses the next spinner; it is
+ * not changed (a fresh stamp: spinners that died would lapse).
+ */
 START_TEST(spinner_count_refuses_past_the_bound)
 {
 	uspin_mutex_t m;
 	struct uspin_thread_stats st;
 	struct holder h;
 	struct timespec ts;
-	uint32_t full = uspin_setup()->max_spinners;
+	uint32_t full;
 
-	ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_SPIN_CAPPED), 0);
+	ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_SPIN_CAPPED |
+					  USPIN_PROCESS_SHARED), 0);
 	holder_start(&h, &m);
-	uspin_claims_current(&m);	/* or the first slow path renews them */
+	full = (uint32_t)(uspin_cycles() >> 14 & 0xffffff) << 8 |
+	       uspin_setup()->max_spinners;
 	m.spinner = full;
 	uspin_thread_stats(&st, sizeof(st), 1);
 	ts = deadline_in(CLOCK_REALTIME, 20 * 1000000LL);
@@ -538,12 +544,20 @@ START_TEST(spinner_count_refuses_past_the_bound)
 }
 END_TEST
 
-/* Many waiters on long holds: never more spinners than the bound. */
+/*
+ * Many waiters on long holds: never more spinners than the bound.  A
+ * shared mutex counts them (m->spinner's count); a private one queues
+ * them, and a spinner joins no deeper than one past the bound (which it
+ * leaves at once): the depth of every tail seen.  Loop index: shared (0),
+ * private with the machine's bound (1), private with 6 (2), more than
+ * this machine's CPUs, so that spinners wait their turn in the queue.
+ */
 struct crowd {
 	uspin_mutex_t m;
 	volatile int stop;
 	long acquisitions;
 };
+
 
 static void *crowd_main(void *arg)
 {
@@ -561,28 +575,36 @@ static void *crowd_main(void *arg)
 START_TEST(spinners_never_exceed_the_bound)
 {
 	enum { THREADS = 8 };
+	struct knobs k = knobs_set(5000, _i == 2 ? 6 : uspin_setup()->max_spinners);
+	unsigned int bound = uspin_setup()->max_spinners;
 	struct crowd c = { .stop = 0 };
 	pthread_t t[THREADS];
 	uint32_t most = 0, n;
 	uint64_t end;
 	int i;
 
-	ck_assert_int_eq(uspin_mutex_init(&c.m, USPIN_POLICY_SPIN_CAPPED), 0);
+	ck_assert_int_eq(uspin_mutex_init(&c.m, USPIN_POLICY_SPIN_CAPPED |
+					  (_i ? 0 : USPIN_PROCESS_SHARED)), 0);
 	for (i = 0; i < THREADS; i++)
 		ck_assert_int_eq(pthread_create(&t[i], NULL, crowd_main, &c), 0);
 	end = uspin_cycles() + us_cycles(300000);
 	while (uspin_cycles() < end) {
-		n = __atomic_load_n(&c.m.spinner, __ATOMIC_RELAXED) & 0xff;
+		n = __atomic_load_n(&c.m.spinner, __ATOMIC_RELAXED);
+		if (_i == 0)
+			n &= 0xff;
+		else if (n)
+			n = uspin_spinner_depth(n) - 1;
 		if (n > most)
 			most = n;
 	}
 	__atomic_store_n(&c.stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < THREADS; i++)
 		pthread_join(t[i], NULL);
-	printf("spin: %d threads, 50 us holds: at most %u spinners seen (bound %u), %ld acquisitions\n",
-	       THREADS, most, uspin_setup()->max_spinners, c.acquisitions);
-	ck_assert_uint_le(most, uspin_setup()->max_spinners);
-	ck_assert_uint_eq(c.m.spinner & 0xff, 0);
+	knobs_restore(k);
+	printf("spin: %d threads, 50 us holds, %s: at most %u spinners seen (bound %u), %ld acquisitions\n",
+	       THREADS, _i ? "queued" : "counted", most, bound, c.acquisitions);
+	ck_assert_uint_le(most, bound);
+	ck_assert_uint_eq(c.m.spinner & (_i ? ~0u : 0xffu), 0);
 	ck_assert_int_gt(c.acquisitions, 0);
 }
 END_TEST
@@ -649,12 +671,13 @@ START_TEST(unlock_leaves_the_word_to_a_spinner)
 		sp.m = sl.m = &m;
 		owner_start(&o, &m, cpu_a, 1, 0);
 		ck_assert_int_eq(pthread_create(&sp.thread, NULL, taker_main, &sp), 0);
-		WAIT_FOR(__atomic_load_n(&m.spinner, __ATOMIC_ACQUIRE) & 0xff);
+		WAIT_FOR(__atomic_load_n(&m.spinner, __ATOMIC_ACQUIRE));
 		ck_assert_int_eq(pthread_create(&sl.thread, NULL, taker_main, &sl), 0);
 		WAIT_FOR(__atomic_load_n(&m.word, __ATOMIC_ACQUIRE) & FUTEX_WAITERS);
-		/* The lead spinner's TID, bits 8-29 of a private mutex's count. */
+		/* The head spinner's TID (robust_next's second u32). */
 		entries = fake_view_install(&saved,
-			__atomic_load_n(&m.spinner, __ATOMIC_ACQUIRE) >> 8 & 0x3fffff,
+			__atomic_load_n((uint32_t *)(void *)&m.robust_next + 1,
+					__ATOMIC_ACQUIRE),
 			on ? USPIN_RS_ENTRY_ON : USPIN_RS_ENTRY_OFF);
 		__atomic_store_n(&o.release, 1, __ATOMIC_RELEASE);
 		pthread_join(o.thread, NULL);
@@ -663,7 +686,7 @@ START_TEST(unlock_leaves_the_word_to_a_spinner)
 		uspin_rs_view = saved;
 		free(entries);
 		ck_assert_uint_eq(m.word, 0);
-		ck_assert_uint_eq(m.spinner & 0xff, 0);
+		ck_assert_uint_eq(m.spinner, 0);
 		if (!o.st.passed_to_spinner)
 			continue;
 		passed = 1;
@@ -687,7 +710,8 @@ END_TEST
 /*
  * Spinners that stop at any moment (a 2 us cap, deadlines) while unlocks
  * leave the word to them: no wake-up is lost, every thread finishes.
- * Loop index: 0 the default path, 1 FUTEX_WAIT.
+ * Loop index: bit 0 the default path, FUTEX_WAIT; bit 1 the machine's
+ * spinner bound, or 6: spinners queue and leave the queue from the middle.
  */
 struct churn {
 	uspin_mutex_t m;
@@ -718,12 +742,12 @@ static void *churn_main(void *arg)
 START_TEST(spinners_that_stop_lose_no_wakeup)
 {
 	enum { THREADS = 6 };
-	struct knobs k = knobs_set(2, uspin_setup()->max_spinners);
+	struct knobs k = knobs_set(2, _i & 2 ? 6 : uspin_setup()->max_spinners);
 	struct churn c = { .left = test_scaled(60000) };
 	pthread_t t[THREADS];
 	int i;
 
-	uspin_force_stock_kernel = _i;
+	uspin_force_stock_kernel = _i & 1;
 	ck_assert_int_eq(uspin_mutex_init(&c.m, USPIN_POLICY_SPIN_CAPPED), 0);
 	for (i = 0; i < THREADS; i++)
 		ck_assert_int_eq(pthread_create(&t[i], NULL, churn_main, &c), 0);
@@ -732,7 +756,7 @@ START_TEST(spinners_that_stop_lose_no_wakeup)
 	uspin_force_stock_kernel = 0;
 	knobs_restore(k);
 	ck_assert_uint_eq(c.m.word, 0);
-	ck_assert_uint_eq(c.m.spinner & 0xff, 0);
+	ck_assert_uint_eq(c.m.spinner, 0);
 	ck_assert_int_gt(c.counter, 0);
 }
 END_TEST
@@ -764,9 +788,9 @@ Suite *suite_spin(void)
 	tcase_add_loop_test(tc, running_owner_is_spun_on_up_to_the_cap,
 			    provider_attached() ? 0 : 1, 2);
 	tcase_add_test(tc, spinner_count_refuses_past_the_bound);
-	tcase_add_test(tc, spinners_never_exceed_the_bound);
+	tcase_add_loop_test(tc, spinners_never_exceed_the_bound, 0, 3);
 	tcase_add_loop_test(tc, unlock_leaves_the_word_to_a_spinner, 0, 4);
-	tcase_add_loop_test(tc, spinners_that_stop_lose_no_wakeup, 0, 2);
+	tcase_add_loop_test(tc, spinners_that_stop_lose_no_wakeup, 0, 4);
 	if (provider_attached()) {
 		tcase_add_test(tc, sleeping_owner_costs_no_spin);
 		tcase_add_loop_test(tc, shadow_counts_the_spin_on_a_sleeping_owner, 0, 2);

@@ -8,22 +8,23 @@ TORTURE      := $(BUILD)/uspin-torture
 TORTURE_PT   := $(BUILD)/uspin-torture-pthread
 TORTURE_SRCS := tests/torture/torture.c
 TORTURE_HDRS := tests/torture/torture.h
+TORTURE_USPIN_HDRS := $(wildcard libuspin/*.h)
 TORTURE_CFLAGS := -O2 -g -std=gnu11 -pthread -Wall -Wextra $(WERROR_FLAG) \
                   -Wno-unused-parameter -D_GNU_SOURCE
 TORTURE_SECONDS ?= 600
 TORTURE_CHECK_SECONDS ?= 60
 GUEST_BINS += $(BUILD)/guest/uspin-torture
 
-$(TORTURE): $(TORTURE_SRCS) tests/torture/ops_uspin.c $(TORTURE_HDRS) $(LIBUSPIN_A)
-	$(CC) $(TORTURE_CFLAGS) -Ilibuspin -o $@ $(TORTURE_SRCS) tests/torture/ops_uspin.c $(LIBUSPIN_A)
+$(TORTURE): $(TORTURE_SRCS) tests/torture/ops_uspin.c $(TORTURE_HDRS) $(TORTURE_USPIN_HDRS) $(LIBUSPIN_A)
+	$(CC) $(TORTURE_CFLAGS) -Ilibuspin -Ivdso -o $@ $(TORTURE_SRCS) tests/torture/ops_uspin.c $(LIBUSPIN_A)
 
 # No uspin header, no libuspin: glibc's pthread, or the drop-in's.
 $(TORTURE_PT): $(TORTURE_SRCS) tests/torture/ops_pthread.c $(TORTURE_HDRS)
 	$(CC) $(TORTURE_CFLAGS) -o $@ $(TORTURE_SRCS) tests/torture/ops_pthread.c
 
-$(BUILD)/guest/uspin-torture: $(TORTURE_SRCS) tests/torture/ops_uspin.c $(TORTURE_HDRS) $(LIBUSPIN_A)
+$(BUILD)/guest/uspin-torture: $(TORTURE_SRCS) tests/torture/ops_uspin.c $(TORTURE_HDRS) $(TORTURE_USPIN_HDRS) $(LIBUSPIN_A)
 	@mkdir -p $(@D)
-	$(CC) $(TORTURE_CFLAGS) -static -Ilibuspin -o $@ $(TORTURE_SRCS) \
+	$(CC) $(TORTURE_CFLAGS) -static -Ilibuspin -Ivdso -o $@ $(TORTURE_SRCS) \
 	  tests/torture/ops_uspin.c $(LIBUSPIN_A)
 
 .PHONY: torture check-torture

@@ -5,6 +5,7 @@
  */
 #include <uspin.h>
 
+#include "mutex_impl.h"
 #include "torture.h"
 
 _Static_assert(sizeof(uspin_mutex_t) <= TORTURE_OBJ_BYTES, "mutex fits");
@@ -88,6 +89,12 @@ static int cond_broadcast(void *c)
 	return uspin_cond_broadcast(c);
 }
 
+static void set_max_spinners(unsigned int n)
+{
+	uspin_setup_run();
+	uspin_setup_state.max_spinners = n;
+}
+
 const struct torture_ops torture_ops = {
 	.name = "uspin",
 	.nr_types = 1,
@@ -104,4 +111,5 @@ const struct torture_ops torture_ops = {
 	.cond_timedwait = cond_timedwait,
 	.cond_signal = cond_signal,
 	.cond_broadcast = cond_broadcast,
+	.set_max_spinners = set_max_spinners,
 };

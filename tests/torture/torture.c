@@ -1071,12 +1071,17 @@ int main(int argc, char **argv)
 	int64_t end;
 	struct arena *a;
 	long round, done = 0;
+	unsigned int spinners = 0;	/* 0: as the library decides */
 
 	cfg.argv0 = argv[0];
 	if (argc == 6 && strcmp(argv[1], "--exec-child") == 0)
 		return exec_child(argv + 2);
 	parse(argc, argv);
 	sigaction(SIGUSR1, &sa, NULL);	/* no SA_RESTART: waits see EINTR */
+	if (OPS.set_max_spinners) {
+		spinners = 1 + (unsigned int)(cfg.seed % 6);
+		OPS.set_max_spinners(spinners);
+	}
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	a = arena_new();
 	if (!a) {
@@ -1109,9 +1114,9 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	printf("torture: %s %s%s, policy %s, seed %#" PRIx64 ": %ld rounds passed\n",
+	printf("torture: %s %s%s, policy %s, seed %#" PRIx64 ", %u spinners a mutex: %ld rounds passed\n",
 	       OPS.name, kind_names[cfg.kind], cfg.pidns ? " (pid namespaces)" : "",
-	       policy ? policy : "default", cfg.seed, done);
+	       policy ? policy : "default", cfg.seed, spinners, done);
 	arena_free(a);
 	return 0;
 }

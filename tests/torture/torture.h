@@ -49,6 +49,12 @@ struct torture_ops {
 	int (*cond_timedwait)(void *c, void *m, const struct timespec *abstime);
 	int (*cond_signal)(void *c);
 	int (*cond_broadcast)(void *c);
+	/*
+	 * Optional: how many may spin on one mutex (libuspin's max_spinners,
+	 * a test hook): the runs draw up to more than this machine's CPUs,
+	 * so that spinners queue and leave the queue from the middle.
+	 */
+	void (*set_max_spinners)(unsigned int n);
 };
 
 extern const struct torture_ops torture_ops;
