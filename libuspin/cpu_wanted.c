@@ -2,6 +2,8 @@
 /*
  * cpu_wanted.c - the spin phase's need_resched() (cpu_wanted.h): ask for
  * a time slice extension, or find our CPU's run-queue length.
+ * The request is set once per spin phase: the kernel clears it when it
+ * grants or switches the thread out, which ends the phase either way.
  */
 #include <sched.h>
 
@@ -13,6 +15,7 @@ void uspin_cpu_want_begin(struct uspin_cpu_want *w)
 	struct uspin_slice *s = &uspin_slice;
 	int cpu;
 
+	w->request = NULL;
 	w->granted = NULL;
 	w->rq = NULL;
 	w->requested = 0;
@@ -24,6 +27,7 @@ void uspin_cpu_want_begin(struct uspin_cpu_want *w)
 	if (s->on && s->kernel) {
 		CMM_STORE_SHARED(s->ctrl->request, 1);
 		w->requested = s->depth == 0;
+		w->request = &s->ctrl->request;
 		w->granted = &s->ctrl->granted;
 		return;
 	}

@@ -28,7 +28,8 @@
 #include "running_state.h"
 
 struct uspin_cpu_want {
-	const volatile uint8_t *granted;	/* slice extension, or NULL */
+	volatile uint8_t *request;	/* slice extension, or NULL */
+	const volatile uint8_t *granted;
 	const volatile uint32_t *rq;	/* our CPU's runnable tasks, or NULL */
 	uint8_t requested;		/* we asked: withdraw at the end */
 };
@@ -40,13 +41,25 @@ enum uspin_cpu_demand {
 	CPU_FREE,		/* nobody else waits for our CPU, or we cannot tell */
 	CPU_SHARED,		/* other tasks are runnable on our CPU */
 	CPU_RESCHED,		/* the kernel would preempt us now (a grant) */
+	CPU_TAKEN,		/* we were switched out meanwhile */
 };
 
-/* A load or two of data nobody else writes often. */
+/*
+ * A load or two of data nobody else writes often.  The kernel clears the
+ * request when it grants, and when it switches the thread out (or
+ * migrates or signals it): a request found cleared without a grant means
+ * the spinner was descheduled, exactly where the gap of spin.c only
+ * guesses it.  A grant it missed (it lasts microseconds; a slow spin loop
+ * under emulation can outlast it) ends in such a switch.
+ */
 static inline enum uspin_cpu_demand uspin_cpu_wanted(const struct uspin_cpu_want *w)
 {
-	if (w->granted && *w->granted)
-		return CPU_RESCHED;
+	if (w->request) {
+		if (*w->granted)
+			return CPU_RESCHED;
+		if (!*w->request)
+			return CPU_TAKEN;
+	}
 	if (w->rq && *w->rq > 1 && uspin_rs_alive_word(*uspin_rs_view.alive))
 		return CPU_SHARED;
 	return CPU_FREE;

@@ -12,9 +12,10 @@
  *     on a CPU now reads unknown (it exited, its TID was reused, the
  *     provider died);
  *   - the kernel would preempt the spinner now (cpu_wanted.h: a slice
- *     extension grant, the user-space need_resched()); or, where it
- *     cannot say, the spinner was descheduled already: two reads of the
- *     word further apart than preempt_gap;
+ *     extension grant, the user-space need_resched()), or the spinner was
+ *     descheduled already: the kernel withdrew its extension request, or,
+ *     where nothing says so, two reads of the word further apart than
+ *     preempt_gap;
  *   - other tasks are runnable on the spinner's CPU (the BPF provider's
  *     run queues) and the spin outlasted twice this mutex's typical
  *     contended hold (a streaming median its owners measure; at most
@@ -230,6 +231,8 @@ static enum spin_end spin_tick(struct spin_clock *c)
 
 	if (demand == CPU_RESCHED)
 		return SPIN_CPU_WANTED;
+	if (demand == CPU_TAKEN)
+		return SPIN_PREEMPTED;
 	if (demand == CPU_SHARED && c->wanted_end == UINT64_MAX)
 		c->wanted_end = uspin_cycles() + c->shared_budget;
 	relax(c->backoff);
