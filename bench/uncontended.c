@@ -51,10 +51,17 @@
 #define MAX_PRELOADS	4
 #define NR_PHASES	2
 
-static uint32_t bare_word;
-static uspin_mutex_t uspin_lock = USPIN_MUTEX_INITIALIZER;
-static pthread_mutex_t pthread_normal = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t pthread_adaptive = PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP;
+/*
+ * Each subject on its own cache line: where two shared one, a subject's
+ * cost depended on where the linker put it (the drop-in's normal mutex
+ * once cost 2 ns more than its adaptive one through the same code).
+ */
+#define SUBJECT_ALIGNED __attribute__((aligned(64)))
+static uint32_t bare_word SUBJECT_ALIGNED;
+static uspin_mutex_t uspin_lock SUBJECT_ALIGNED = USPIN_MUTEX_INITIALIZER;
+static pthread_mutex_t pthread_normal SUBJECT_ALIGNED = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t pthread_adaptive SUBJECT_ALIGNED =
+	PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP;
 
 static void pair_bare(void)
 {

@@ -12,7 +12,7 @@
 
 void uspin_cpu_want_begin(struct uspin_cpu_want *w)
 {
-	struct uspin_slice *s = &uspin_slice;
+	struct uspin_slice *s = &uspin_thread.slice;
 	int cpu;
 
 	w->request = NULL;
@@ -45,6 +45,6 @@ void uspin_cpu_want_begin(struct uspin_cpu_want *w)
  */
 void uspin_cpu_want_end(struct uspin_cpu_want *w)
 {
-	if (w->requested && uspin_slice.depth == 0)
-		CMM_STORE_SHARED(uspin_slice.ctrl->request, 0);
+	if (w->requested && uspin_thread.slice.depth == 0)
+		CMM_STORE_SHARED(uspin_thread.slice.ctrl->request, 0);
 }

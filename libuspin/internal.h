@@ -56,27 +56,17 @@ static inline uint32_t mutex_flags(const uspin_mutex_t *m)
 /* ---- thread_self.c: the caller's TID, right in every process ---- */
 #define USPIN_TLS __thread __attribute__((tls_model("initial-exec")))
 
-/*
- * The TID cached per thread, and the process it was cached in.  A fork
- * child (fork, _Fork, clone without CLONE_VM) inherits the forking
- * thread's TLS but sees its wipe-on-fork page read 0, so the comparison
- * below fails there until the child's first slow path refreshes both.
- * Threads start with tid 0.
- */
-struct uspin_self {
-	uint32_t tid;
-	uint32_t pid;
-};
-extern USPIN_TLS struct uspin_self uspin_self USPIN_HIDDEN;
+#include "thread_tls.h"
+
 extern const volatile uint32_t *uspin_process_pid USPIN_HIDDEN;
 uint32_t uspin_self_tid_slow(void) USPIN_HIDDEN;
 
 /* The cached TID if it is valid in this process, else 0. */
 static inline uint32_t uspin_self_tid_cached(void)
 {
-	uint32_t tid = uspin_self.tid;
+	uint32_t tid = uspin_thread.self.tid;
 
-	if (caa_likely(tid && uspin_self.pid == *uspin_process_pid))
+	if (caa_likely(tid && uspin_thread.self.pid == *uspin_process_pid))
 		return tid;
 	return 0;
 }
@@ -117,16 +107,6 @@ int uspin_mutex_owned(const uspin_mutex_t *m) USPIN_HIDDEN;
 /* The rseq time-slice extension: uspin_slice_enter() / _exit(). */
 #include "slice_ext.h"
 
-/*
- * spin.c: the hold a thread is timing (from a slow-path acquisition of @m
- * to its unlock), for the mutex's typical contended hold; the fast unlock
- * forgets it, so a hold begun by a fast lock is never taken for one.
- */
-struct uspin_held {
-	uspin_mutex_t *m;
-	uint64_t since;
-};
-extern USPIN_TLS struct uspin_held uspin_held USPIN_HIDDEN;
 
 /*
  * ---- the fast path: a private, non-robust mutex, @tid a cached TID ----
@@ -136,11 +116,14 @@ extern USPIN_TLS struct uspin_held uspin_held USPIN_HIDDEN;
  * bench-uncontended, docs/pthread-dropin.md "Cost").  1 if it took or
  * released the word; 0 sends the caller to the slow path.  Either way the
  * time-slice request follows the word (slice_ext.h): one TLS byte test
- * while the thread does not use it.
+ * while the thread does not use it.  caa_likely() only lays the
+ * single-threaded case out straight: behind two taken branches it cost
+ * 1.06x glibc's pair, straight 0.84x, while the CAS pays nothing
+ * measurable for its branch (make bench-uncontended, docs/evaluation.md).
  */
 static inline int uspin_fast_lock(uspin_mutex_t *m, uint32_t tid)
 {
-	if (uspin_single_threaded()) {
+	if (caa_likely(uspin_single_threaded())) {
 		if (CMM_LOAD_SHARED(m->word) != 0)
 			return 0;
 		CMM_STORE_SHARED(m->word, tid);
@@ -155,7 +138,7 @@ static inline int uspin_fast_lock(uspin_mutex_t *m, uint32_t tid)
 /* Only a word that is @tid alone: FUTEX_WAITERS needs the slow path. */
 static inline int uspin_fast_unlock(uspin_mutex_t *m, uint32_t tid)
 {
-	if (uspin_single_threaded()) {
+	if (caa_likely(uspin_single_threaded())) {
 		if (CMM_LOAD_SHARED(m->word) != tid)
 			return 0;
 		cmm_barrier();
@@ -163,8 +146,13 @@ static inline int uspin_fast_unlock(uspin_mutex_t *m, uint32_t tid)
 	} else if (uatomic_cmpxchg(&m->word, tid, 0) != tid) {
 		return 0;
 	}
-	uspin_held.m = NULL;
-	uspin_slice_exit();
+	if (caa_unlikely(uspin_thread.unlock_work)) {
+		if (uspin_thread.unlock_work & USPIN_UNLOCK_HOLD) {
+			uspin_thread.held.m = NULL;
+			uspin_thread.unlock_work &= ~USPIN_UNLOCK_HOLD;
+		}
+		uspin_slice_exit();
+	}
 	return 1;
 }
 

@@ -31,8 +31,6 @@ extern const unsigned int __rseq_size __attribute__((weak));
 
 #include "mutex_impl.h"
 
-USPIN_TLS struct uspin_slice uspin_slice;
-
 /* The calling thread's area, or NULL if glibc registered none. */
 static struct uspin_rseq_slice_ctrl *thread_slice_ctrl(void)
 {
@@ -112,7 +110,7 @@ void uspin_slice_setup(struct uspin_setup *s)
 /* Start using it on the calling thread; the words it holds asked nothing. */
 static void slice_on(struct uspin_rseq_slice_ctrl *ctrl, int kernel)
 {
-	struct uspin_slice *s = &uspin_slice;
+	struct uspin_slice *s = &uspin_thread.slice;
 
 	s->ctrl = ctrl;
 	s->kernel = (uint8_t)kernel;
@@ -120,14 +118,16 @@ static void slice_on(struct uspin_rseq_slice_ctrl *ctrl, int kernel)
 	CMM_STORE_SHARED(ctrl->request, 0);
 	cmm_barrier();
 	CMM_STORE_SHARED(s->on, 1);
+	uspin_thread.unlock_work |= USPIN_UNLOCK_SLICE;
 }
 
 /* Stop; a signal handler in between sees it off before the request goes. */
 static void slice_off(void)
 {
-	struct uspin_slice *s = &uspin_slice;
+	struct uspin_slice *s = &uspin_thread.slice;
 
 	CMM_STORE_SHARED(s->on, 0);
+	uspin_thread.unlock_work &= ~USPIN_UNLOCK_SLICE;
 	cmm_barrier();
 	if (s->ctrl)
 		CMM_STORE_SHARED(s->ctrl->request, 0);
@@ -153,7 +153,7 @@ static struct uspin_rseq_slice_ctrl *force_ctrl(void)
  */
 static void slice_forget_held(void)
 {
-	struct uspin_slice *s = &uspin_slice;
+	struct uspin_slice *s = &uspin_thread.slice;
 
 	if (!s->on)
 		return;
@@ -164,7 +164,7 @@ static void slice_forget_held(void)
 void uspin_slice_thread_init(void)
 {
 	const struct uspin_setup *st = uspin_setup();
-	struct uspin_slice *s = &uspin_slice;
+	struct uspin_slice *s = &uspin_thread.slice;
 	struct uspin_rseq_slice_ctrl *ctrl;
 
 	/* Setup enables the thread that runs it once it knows the policy. */
@@ -195,7 +195,7 @@ void uspin_slice_thread_init(void)
 
 void uspin_slice_yield(void)
 {
-	struct uspin_slice *s = &uspin_slice;
+	struct uspin_slice *s = &uspin_thread.slice;
 	int saved = errno;	/* an unlock leaves errno alone */
 
 	s->granted++;
@@ -209,13 +209,13 @@ void uspin_slice_yield(void)
 /* ---- uspin_testing.h ---- */
 int uspin_slice_force(int on)
 {
-	int was = uspin_slice.on;
+	int was = uspin_thread.slice.on;
 
 	uspin_self_tid();	/* the thread's first slow path, if not yet */
-	if (on && !uspin_slice.on)
+	if (on && !uspin_thread.slice.on)
 		slice_on(force_ctrl(), 0);
-	else if (!on && uspin_slice.on) {
-		if (uspin_slice.kernel)
+	else if (!on && uspin_thread.slice.on) {
+		if (uspin_thread.slice.kernel)
 			slice_prctl(PR_RSEQ_SLICE_EXTENSION_SET, 0);
 		slice_off();
 	}
@@ -235,8 +235,8 @@ int uspin_slice_extension(struct uspin_slice_info *p, size_t size)
 	st = uspin_setup();
 	memset(&out, 0, sizeof(out));
 	out.available = st->slice_available;
-	out.in_use = uspin_slice.on && uspin_slice.kernel;
-	out.forced = uspin_slice.on && !uspin_slice.kernel;
+	out.in_use = uspin_thread.slice.on && uspin_thread.slice.kernel;
+	out.forced = uspin_thread.slice.on && !uspin_thread.slice.kernel;
 	out.enabled_by_policy = st->slice_policy != SLICE_OFF;
 	out.reason = st->slice_reason ? st->slice_reason : "";
 	memcpy(p, &out, size < sizeof(out) ? size : sizeof(out));

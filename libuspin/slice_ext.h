@@ -6,7 +6,8 @@
  * it lets the last word go is given back at once (rseq_slice_yield).  The
  * inline halves run on every lock and unlock, so while the calling thread
  * does not use the extension they cost one TLS byte test.  Included by
- * internal.h (after USPIN_TLS); slice_ext.c has the rest.
+ * internal.h; the per-thread state is in thread_tls.h, the rest in
+ * slice_ext.c.
  */
 #ifndef USPIN_SLICE_EXT_H
 #define USPIN_SLICE_EXT_H
@@ -16,26 +17,6 @@
 #include <urcu/compiler.h>
 
 #include "slice_ext_abi.h"
-
-/*
- * Per thread.  @depth counts the lock words the thread holds (not
- * recursion levels: the drop-in's recursive relock never takes a word),
- * only while @on; the request is set by each lock, cleared at 1 -> 0.  A
- * signal handler that locks and unlocks in between is balanced, so its
- * nesting inside our read-modify-writes leaves both right.  A fork child
- * starts at depth 0 with no request, its enable kept, as the kernel keeps
- * it over fork (slice_ext.c); the private words its forking thread held
- * are its own (owner.c), but their requests were the parent's, so their
- * unlocks leave depth 0 alone.  exec drops the kernel's and ours alike.
- */
-struct uspin_slice {
-	uint8_t on;		/* first: the one byte the fast paths test */
-	uint8_t kernel;		/* on through the prctl (else forced) */
-	uint32_t depth;
-	struct uspin_rseq_slice_ctrl *ctrl;	/* in the thread's rseq area */
-	uint64_t requests, granted, yields;	/* uspin_thread_stats() */
-};
-extern USPIN_TLS struct uspin_slice uspin_slice USPIN_HIDDEN;
 
 /* Counts the grant and ends it (out of line: a system call anyway). */
 void uspin_slice_yield(void) USPIN_HIDDEN;
@@ -49,7 +30,7 @@ void uspin_slice_yield(void) USPIN_HIDDEN;
  */
 static inline void uspin_slice_enter(void)
 {
-	struct uspin_slice *s = &uspin_slice;
+	struct uspin_slice *s = &uspin_thread.slice;
 
 	if (caa_likely(!s->on))
 		return;
@@ -66,7 +47,7 @@ static inline void uspin_slice_enter(void)
  */
 static inline void uspin_slice_exit(void)
 {
-	struct uspin_slice *s = &uspin_slice;
+	struct uspin_slice *s = &uspin_thread.slice;
 
 	if (caa_likely(!s->on))
 		return;

@@ -84,27 +84,22 @@ static void estimate_store(uspin_mutex_t *m, uint32_t est)
 	flags_field_store(m, USPIN_ESTIMATE_SHIFT, SPIN_ESTIMATE_MAX, est);
 }
 
-/*
- * The typical contended hold (spin_tuning.h): timed by an owner from its
- * slow-path acquisition to its unlock; the fast unlock forgets a timing
- * (internal.h), so a hold begun by a fast lock is never measured.
- */
-USPIN_TLS struct uspin_held uspin_held;
-
 void uspin_hold_begin(uspin_mutex_t *m)
 {
-	uspin_held.m = m;
-	uspin_held.since = uspin_cycles();
+	uspin_thread.held.m = m;
+	uspin_thread.held.since = uspin_cycles();
+	uspin_thread.unlock_work |= USPIN_UNLOCK_HOLD;
 }
 
 void uspin_hold_end(uspin_mutex_t *m)
 {
-	if (uspin_held.m != m)
+	if (uspin_thread.held.m != m)
 		return;
-	uspin_held.m = NULL;
+	uspin_thread.held.m = NULL;
+	uspin_thread.unlock_work &= ~USPIN_UNLOCK_HOLD;
 	flags_field_store(m, USPIN_HOLD_SHIFT, USPIN_HOLD_MASK,
 			  spin_hold_update(hold_of(m),
-					   uspin_cycles() - uspin_held.since));
+					   uspin_cycles() - uspin_thread.held.since));
 }
 
 static inline void relax(unsigned int n)

@@ -29,9 +29,9 @@ int uspin_thread_stats(struct uspin_thread_stats *st, size_t size, int reset)
 		.passed_to_spinner = t->passed_to_spinner,
 		.shadow_off_phases = t->shadow_off_phases,
 		.shadow_ns_off = uspin_cycles_to_ns(t->shadow_cycles_off),
-		.slice_requests = uspin_slice.requests,
-		.slice_granted = uspin_slice.granted,
-		.slice_yields = uspin_slice.yields,
+		.slice_requests = uspin_thread.slice.requests,
+		.slice_granted = uspin_thread.slice.granted,
+		.slice_yields = uspin_thread.slice.yields,
 		.spin_cpu_wanted = t->spin_cpu_wanted,
 	};
 
@@ -42,9 +42,9 @@ int uspin_thread_stats(struct uspin_thread_stats *st, size_t size, int reset)
 		memset((char *)st + sizeof(out), 0, size - sizeof(out));
 	if (reset) {
 		memset(&uspin_stats, 0, sizeof(uspin_stats));
-		uspin_slice.requests = 0;
-		uspin_slice.granted = 0;
-		uspin_slice.yields = 0;
+		uspin_thread.slice.requests = 0;
+		uspin_thread.slice.granted = 0;
+		uspin_thread.slice.yields = 0;
 	}
 	return 0;
 }

@@ -31,7 +31,7 @@
 #include "robust_list.h"
 #include "running_state.h"
 
-USPIN_TLS struct uspin_self uspin_self;
+USPIN_TLS struct uspin_thread uspin_thread;
 struct uspin_process uspin_process = { .gen = 1 };
 
 /* Before setup no fork can be detected; the cache still works. */
@@ -146,8 +146,8 @@ static uint32_t process_pid(uint32_t *page)
 uint32_t uspin_self_tid_slow(void)
 {
 	uint32_t *page = (uint32_t *)(uintptr_t)uspin_process_pid;
-	uint32_t pid = process_pid(page), old_tid = uspin_self.tid;
-	uint32_t old_pid = uspin_self.pid;
+	uint32_t pid = process_pid(page), old_tid = uspin_thread.self.tid;
+	uint32_t old_pid = uspin_thread.self.pid;
 	const struct uspin_rs_provider *p;
 	uint32_t tid;
 
@@ -170,8 +170,8 @@ uint32_t uspin_self_tid_slow(void)
 		uspin_process.inherited_tid = old_tid;
 		uspin_process.inherited_by = tid;
 	}
-	uspin_self.tid = tid;
-	uspin_self.pid = pid;
+	uspin_thread.self.tid = tid;
+	uspin_thread.self.pid = pid;
 	p = uspin_running_state_active();
 	if (p->thread_init)
 		p->thread_init(tid);

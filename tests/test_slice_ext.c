@@ -52,7 +52,7 @@ static int request(void)
 
 static unsigned int depth(void)
 {
-	return uspin_slice.depth;
+	return uspin_thread.slice.depth;
 }
 
 static struct uspin_slice_info slice_info(void)
@@ -88,7 +88,7 @@ static long preemptions(void)
  */
 static int request_missing(long preempted_before)
 {
-	const struct uspin_rseq_slice_ctrl *ctrl = uspin_slice.ctrl;
+	const struct uspin_rseq_slice_ctrl *ctrl = uspin_thread.slice.ctrl;
 
 	return !ctrl->request && !ctrl->granted &&
 	       preemptions() == preempted_before;
@@ -101,8 +101,9 @@ static long preempted_at_check;
 static void force_on(void)
 {
 	uspin_slice_force(1);
-	ck_assert(uspin_slice.on);
-	ck_assert_ptr_eq(uspin_slice.ctrl, rseq_ctrl());
+	ck_assert(uspin_thread.slice.on);
+	ck_assert(uspin_thread.unlock_work & USPIN_UNLOCK_SLICE);
+	ck_assert_ptr_eq(uspin_thread.slice.ctrl, rseq_ctrl());
 	ck_assert_int_eq(depth(), 0);
 	ck_assert_int_eq(request(), 0);
 	preempted_at_check = preemptions();
@@ -116,7 +117,7 @@ static void force_on(void)
 static void assert_held(unsigned int d)
 {
 	ck_assert_int_eq(depth(), d);
-	if (d > 0 && uspin_slice.kernel)
+	if (d > 0 && uspin_thread.slice.kernel)
 		ck_assert_msg(!request_missing(preempted_at_check),
 			      "no request at depth %u, and the kernel neither granted nor preempted", d);
 	else
@@ -132,7 +133,7 @@ static void assert_held(unsigned int d)
 static void assert_held_after_sleep(unsigned int d)
 {
 	ck_assert_int_eq(depth(), d);
-	if (uspin_slice.kernel && d > 0)
+	if (uspin_thread.slice.kernel && d > 0)
 		ck_assert_int_le(request(), 1);
 	else
 		ck_assert_int_eq(request(), d > 0);
@@ -169,7 +170,8 @@ START_TEST(absent_changes_nothing)
 
 	thread_stats(1);
 	ck_assert_int_eq(uspin_mutex_lock(&m), 0);
-	ck_assert_int_eq(uspin_slice.on, 0);
+	ck_assert_int_eq(uspin_thread.slice.on, 0);
+	ck_assert_int_eq(uspin_thread.unlock_work & USPIN_UNLOCK_SLICE, 0);
 	ck_assert_int_eq(depth(), 0);
 	ck_assert_int_eq(request(), 0);
 	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
@@ -277,6 +279,7 @@ START_TEST(request_set_while_held)
 	ck_assert_int_eq(st.slice_requests, 1);
 	ck_assert_int_eq(st.slice_yields, 0);
 	uspin_slice_force(0);
+	ck_assert_int_eq(uspin_thread.unlock_work & USPIN_UNLOCK_SLICE, 0);
 	ck_assert_int_eq(uspin_mutex_lock(&m), 0);
 	assert_held(0);
 	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
@@ -406,12 +409,12 @@ static void *relocker_main(void *arg)
 
 	uspin_slice_force(1);
 	uspin_lock_contended(r->m, 0, CLOCK_MONOTONIC, NULL);
-	r->depth_first = uspin_slice.depth;
+	r->depth_first = uspin_thread.slice.depth;
 	__atomic_store_n(&r->blocked, 1, __ATOMIC_RELEASE);
 	r->ret = uspin_lock_contended(r->m, 0, CLOCK_MONOTONIC, NULL);
-	r->depth_after = uspin_slice.depth;
+	r->depth_after = uspin_thread.slice.depth;
 	uspin_unlock_contended(r->m, 0);
-	r->depth_after += 10 * uspin_slice.depth;
+	r->depth_after += 10 * uspin_thread.slice.depth;
 	return NULL;
 }
 
@@ -453,12 +456,12 @@ static void *contender_main(void *arg)
 		long before = preemptions();
 
 		uspin_mutex_lock(c->m);
-		if (uspin_slice.depth != 1 || request_missing(before))
+		if (uspin_thread.slice.depth != 1 || request_missing(before))
 			c->bad++;
 		if (i % 16 == 0)
 			sched_yield();
 		uspin_mutex_unlock(c->m);
-		if (uspin_slice.depth != 0 || uspin_slice.ctrl->request)
+		if (uspin_thread.slice.depth != 0 || uspin_thread.slice.ctrl->request)
 			c->bad++;
 	}
 	return NULL;
@@ -499,16 +502,16 @@ static void *waiter_main(void *arg)
 	struct waiter *w = arg;
 
 	uspin_slice_force(1);
-	w->ctrl = uspin_slice.ctrl;
-	w->slice = &uspin_slice;
+	w->ctrl = uspin_thread.slice.ctrl;
+	w->slice = &uspin_thread.slice;
 	uspin_mutex_lock(w->m);
 	__atomic_store_n(&w->ready, 1, __ATOMIC_RELEASE);
 	while (!w->go)
 		w->ret = uspin_cond_wait(w->c, w->m);
-	w->depth_after_wait = uspin_slice.depth;
-	w->request_after_wait = uspin_slice.ctrl->request;
+	w->depth_after_wait = uspin_thread.slice.depth;
+	w->request_after_wait = uspin_thread.slice.ctrl->request;
 	uspin_mutex_unlock(w->m);
-	w->depth_after_unlock = uspin_slice.depth + uspin_slice.ctrl->request;
+	w->depth_after_unlock = uspin_thread.slice.depth + uspin_thread.slice.ctrl->request;
 	return NULL;
 }
 
@@ -614,7 +617,7 @@ START_TEST(shared_and_fork_child)
 
 		/* fork() cleared at once; a raw clone() at the first slow path. */
 		uspin_self_tid();
-		bad |= !uspin_slice.on;
+		bad |= !uspin_thread.slice.on;
 		bad |= (depth() != 0 || request()) << 1;
 		bad |= (uspin_mutex_unlock(&priv) != 0) << 2;
 		bad |= (uspin_mutex_unlock(m) != EPERM) << 3;
@@ -645,10 +648,10 @@ static void *fresh_main(void *arg)
 	struct fresh *f = arg;
 	uspin_mutex_t m = USPIN_MUTEX_INITIALIZER;
 
-	f->depth_before = uspin_slice.depth;
+	f->depth_before = uspin_thread.slice.depth;
 	uspin_mutex_lock(&m);
-	f->on = uspin_slice.on;
-	f->depth_held = uspin_slice.depth;
+	f->on = uspin_thread.slice.on;
+	f->depth_held = uspin_thread.slice.depth;
 	uspin_mutex_unlock(&m);
 	return NULL;
 }
@@ -679,8 +682,8 @@ static volatile unsigned int handler_depth, handler_request;
 static void handler(int sig)
 {
 	uspin_mutex_lock(&handler_m);
-	handler_depth = uspin_slice.depth;
-	handler_request = uspin_slice.ctrl->request;
+	handler_depth = uspin_thread.slice.depth;
+	handler_request = uspin_thread.slice.ctrl->request;
 	uspin_mutex_unlock(&handler_m);
 }
 
@@ -733,7 +736,7 @@ static void *enable_main(void *arg)
 	p->before = prctl(PR_RSEQ_SLICE_EXTENSION, PR_RSEQ_SLICE_EXTENSION_GET, 0, 0, 0);
 	p->flags_before = rseq_flags();
 	uspin_mutex_lock(&m);
-	p->request_held = uspin_slice.ctrl->request;
+	p->request_held = uspin_thread.slice.ctrl->request;
 	uspin_mutex_unlock(&m);
 	p->after = prctl(PR_RSEQ_SLICE_EXTENSION, PR_RSEQ_SLICE_EXTENSION_GET, 0, 0, 0);
 	p->flags_after = rseq_flags();
@@ -854,7 +857,7 @@ int test_slice_info_main(void)
 	long get;
 
 	uspin_mutex_lock(&m);
-	held = uspin_slice.on ? uspin_slice.ctrl->request : 0;
+	held = uspin_thread.slice.on ? uspin_thread.slice.ctrl->request : 0;
 	uspin_mutex_unlock(&m);
 	get = prctl(PR_RSEQ_SLICE_EXTENSION, PR_RSEQ_SLICE_EXTENSION_GET, 0, 0, 0);
 	if (uspin_slice_extension(&si, sizeof(si)) != 0)

@@ -22,6 +22,7 @@
 #include "cycles.h"
 #include "mutex_impl.h"
 #include "running_state.h"
+#include "spin_tuning.h"
 #include "spinners.h"
 #include "test_util.h"
 #include "uspin_testing.h"
@@ -472,7 +473,7 @@ static void *hog_main(void *arg)
 /* Where the kernel tells a spinner that its CPU is wanted (cpu_wanted.h). */
 static int cpu_demand_signal(void)
 {
-	return uspin_rs_view.rq || (uspin_slice.on && uspin_slice.kernel);
+	return uspin_rs_view.rq || (uspin_thread.slice.on && uspin_thread.slice.kernel);
 }
 
 /*
@@ -761,6 +762,56 @@ START_TEST(spinners_that_stop_lose_no_wakeup)
 }
 END_TEST
 
+/*
+ * A hold is timed from a slow-path acquisition to its unlock.  A fast
+ * unlock in between forgets the timing (one byte of unlock work, no store
+ * while nothing is timed), so the next contended unlock of a hold that a
+ * fast lock began records nothing: a stale start would read as one long
+ * hold and push the typical hold up.
+ */
+/* Longer than the shortest typical hold, so that timing it moves it. */
+static void hold_for_cycles(uint64_t n)
+{
+	uint64_t t0 = uspin_cycles();
+
+	while (uspin_cycles() - t0 < n)
+		caa_cpu_relax();
+}
+
+START_TEST(fast_unlock_forgets_the_hold_timing)
+{
+	uspin_mutex_t m = USPIN_MUTEX_INITIALIZER;
+	uint32_t flags;
+
+	ck_assert_int_eq(uspin_thread.unlock_work & USPIN_UNLOCK_HOLD, 0);
+	ck_assert_int_eq(uspin_mutex_lock(&m), 0);
+	uspin_hold_begin(&m);		/* as a slow-path acquisition does */
+	ck_assert_ptr_eq(uspin_thread.held.m, &m);
+	ck_assert(uspin_thread.unlock_work & USPIN_UNLOCK_HOLD);
+	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);	/* the fast path */
+	ck_assert_ptr_null(uspin_thread.held.m);
+	ck_assert_int_eq(uspin_thread.unlock_work & USPIN_UNLOCK_HOLD, 0);
+
+	/* A later contended unlock of a fast-locked hold: nothing recorded. */
+	flags = m.flags;
+	ck_assert_int_eq(uspin_mutex_lock(&m), 0);
+	hold_for_cycles(4 * SPIN_HOLD_UNIT);
+	uspin_hold_end(&m);
+	ck_assert_uint_eq(m.flags, flags);
+	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
+
+	/* A timed hold that ends through the contended unlock is recorded. */
+	ck_assert_int_eq(uspin_mutex_lock(&m), 0);
+	uspin_hold_begin(&m);
+	hold_for_cycles(4 * SPIN_HOLD_UNIT);
+	uspin_hold_end(&m);
+	ck_assert_ptr_null(uspin_thread.held.m);
+	ck_assert_int_eq(uspin_thread.unlock_work & USPIN_UNLOCK_HOLD, 0);
+	ck_assert_uint_ne(m.flags, flags);
+	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
+}
+END_TEST
+
 Suite *suite_spin(void)
 {
 	Suite *s = suite_create("spin");
@@ -769,6 +820,7 @@ Suite *suite_spin(void)
 	int cpu;
 
 	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, fast_unlock_forgets_the_hold_timing);
 	CPU_ZERO(&set);
 	sched_getaffinity(0, sizeof(set), &set);
 	for (cpu = 0; cpu < CPU_SETSIZE; cpu++)
