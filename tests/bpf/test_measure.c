@@ -155,7 +155,7 @@ static int find_progs(uint32_t map_id, struct prog *p, int max)
 static void program_body(void)
 {
 	struct uspin_rs_view v;
-	struct prog p[4];
+	struct prog p[16];
 	int stats, n, i;
 	long trips;
 
@@ -169,7 +169,7 @@ static void program_body(void)
 		       strerror(errno));
 		return;
 	}
-	n = find_progs(((const struct uspin_stated_status *)v.alive)->map_id, p, 4);
+	n = find_progs(((const struct uspin_stated_status *)v.alive)->map_id, p, 16);
 	trips = ping_pong(1000000000LL);
 	for (i = 0; i < n; i++) {
 		struct bpf_prog_info info;

@@ -8,7 +8,8 @@
  * is the shared running-state suite of test-uspin, which check-bpf runs
  * with USPIN_RS_REQUIRE=bpf.  The run queues (a spinner's "is my CPU
  * wanted?"): a CPU with a second busy thread reads 2 or more, and 1 or
- * less once it is alone.
+ * less once it is alone; the helper attached every tracing program it
+ * loaded (the wake-ups publish a run queue as it grows).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <bpf/bpf.h>
 
 #include "running_state_providers.h"
 #include "test_bpf.h"
@@ -155,6 +157,68 @@ START_TEST(run_queue_shows_a_second_busy_thread)
 }
 END_TEST
 
+/* Is program @prog_id the target of one of the system's BPF links? */
+static int prog_is_linked(uint32_t prog_id)
+{
+	uint32_t id = 0;
+	int found = 0;
+
+	while (!found && bpf_link_get_next_id(id, &id) == 0) {
+		struct bpf_link_info li;
+		__u32 len = sizeof(li);
+		int fd = bpf_link_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		memset(&li, 0, sizeof(li));
+		found = bpf_obj_get_info_by_fd(fd, &li, &len) == 0 &&
+			li.prog_id == prog_id;
+		close(fd);
+	}
+	return found;
+}
+
+/*
+ * Every tracing program of the helper's (those that use its map) is
+ * attached: a loaded but unattached wake-up program once left the run
+ * queues published at switches only.
+ */
+START_TEST(every_tracing_program_is_attached)
+{
+	uint32_t map_id, id = 0, maps[8];
+	int progs = 0;
+
+	require_bpf();
+	map_id = ((const struct uspin_stated_status *)uspin_rs_view.alive)->map_id;
+	while (bpf_prog_get_next_id(id, &id) == 0) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info), i;
+		int fd = bpf_prog_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		info.nr_map_ids = 8;
+		info.map_ids = (uint64_t)(uintptr_t)maps;
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
+		    info.type == BPF_PROG_TYPE_TRACING) {
+			for (i = 0; i < info.nr_map_ids && i < 8; i++)
+				if (maps[i] == map_id)
+					break;
+			if (i < info.nr_map_ids && i < 8) {
+				progs++;
+				ck_assert_msg(prog_is_linked(id),
+					      "program %s (id %u) is loaded but not attached",
+					      info.name, id);
+			}
+		}
+		close(fd);
+	}
+	/* sched_switch and the two wake-ups at least. */
+	ck_assert_int_ge(progs, 3);
+}
+END_TEST
+
 struct excl {
 	uspin_mutex_t m;
 	long per_thread;
@@ -211,6 +275,7 @@ TCase *tcase_provider(void)
 	tcase_add_test(tc, out_of_range_reads_unknown);
 	tcase_add_test(tc, describe_names_the_live_helper);
 	tcase_add_test(tc, run_queue_shows_a_second_busy_thread);
+	tcase_add_test(tc, every_tracing_program_is_attached);
 	tcase_add_loop_test(tc, user_adaptive_mutual_exclusion, 0,
 			    sizeof(nthreads) / sizeof(nthreads[0]));
 	return tc;

@@ -160,32 +160,48 @@ int uspin_bpf_rs_load(struct uspin_bpf_rs *rs, int verbose)
 	return uspin_bpf_rs_load_map(rs, verbose, -1);
 }
 
+/* Attach @prog into @link, unless it was not loaded (an absent hook). */
+static int attach_one(struct bpf_program *prog, struct bpf_link **link)
+{
+	int err;
+
+	if (!bpf_program__autoload(prog))
+		return 0;
+	*link = bpf_program__attach(prog);
+	err = -libbpf_get_error(*link);
+	if (err)
+		*link = NULL;
+	return err;
+}
+
 /** uspin_bpf_rs_attach() - start tracking switches.  0 or negative errno. */
 int uspin_bpf_rs_attach(struct uspin_bpf_rs *rs)
 {
 	struct running_state_bpf *skel = rs->skel;
+	/*
+	 * Every tracing program: sched_switch, the wake-ups that grow a run
+	 * queue (without them the run queues are published at switches
+	 * only), and where present the repair.  The syscall program has no
+	 * attach point.
+	 */
+	struct {
+		struct bpf_program *prog;
+		struct bpf_link **link;
+	} hooks[] = {
+		{ skel->progs.uspin_sched_switch, &skel->links.uspin_sched_switch },
+		{ skel->progs.uspin_sched_wakeup, &skel->links.uspin_sched_wakeup },
+		{ skel->progs.uspin_sched_wakeup_new,
+		  &skel->links.uspin_sched_wakeup_new },
+		{ skel->progs.uspin_sched_exit, &skel->links.uspin_sched_exit },
+	};
+	size_t i;
 	int err;
 
 	if (rs->link)
 		return 0;
-	/*
-	 * Every tracing program: sched_switch and, where present, the
-	 * repair.  The syscall program has no attach point; attach only
-	 * the ones that have one.
-	 */
-	skel->links.uspin_sched_switch =
-		bpf_program__attach(skel->progs.uspin_sched_switch);
-	err = -libbpf_get_error(skel->links.uspin_sched_switch);
-	if (err) {
-		skel->links.uspin_sched_switch = NULL;
-		return err;
-	}
-	if (bpf_program__autoload(skel->progs.uspin_sched_exit)) {
-		skel->links.uspin_sched_exit =
-			bpf_program__attach(skel->progs.uspin_sched_exit);
-		err = -libbpf_get_error(skel->links.uspin_sched_exit);
+	for (i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++) {
+		err = attach_one(hooks[i].prog, hooks[i].link);
 		if (err) {
-			skel->links.uspin_sched_exit = NULL;
 			running_state_bpf__detach(skel);
 			return err;
 		}
