@@ -198,6 +198,7 @@ struct preemptor {
 	int cpu;
 	uint64_t busy_us;
 	struct owner *o;
+	volatile int pinned;
 	volatile uint64_t ran;
 };
 
@@ -207,6 +208,7 @@ static void *preemptor_main(void *arg)
 
 	pin_self(p->cpu);
 	ck_assert_int_eq(make_fifo(), 0);
+	__atomic_store_n(&p->pinned, 1, __ATOMIC_RELEASE);
 	await_waiter(p->o->m, 0);
 	p->ran = uspin_cycles();
 	busy_until(p->ran + us_cycles(p->busy_us));
@@ -223,6 +225,9 @@ static void preemptor_start(struct preemptor *p, int cpu, uint64_t busy_us,
 	p->busy_us = busy_us;
 	p->o = o;
 	ck_assert_int_eq(pthread_create(&p->thread, NULL, preemptor_main, p), 0);
+	/* Not first woken on the spinner's CPU, where it would want that CPU. */
+	while (!__atomic_load_n(&p->pinned, __ATOMIC_ACQUIRE))
+		usleep(100);
 }
 
 /* Lock @m on @cpu; the stats of that one call, and when it started. */
@@ -331,7 +336,9 @@ END_TEST
  * out (the provider updates at the switch; the spinner polls every few
  * us).  On a busy machine the owner may be switched out by other load
  * first, which stops the spin sooner, or the spinner itself, which then
- * notices late: of three tries one must stop in time, and none may spin
+ * notices late (or gives its CPU to a task that wants it, which ends the
+ * spin for another reason): of three tries one must stop in time, for
+ * the owner's switch-out, and none may spin
  * on until the owner lets go (what a spinner blind to the owner does).
  */
 START_TEST(preempted_owner_stops_the_spinner)
@@ -353,15 +360,19 @@ START_TEST(preempted_owner_stops_the_spinner)
 		pthread_join(p.thread, NULL);
 		pthread_join(o.thread, NULL);
 		end = start + us_cycles(spun_ns(&st) / 1000);
-		printf("spin: owner preempted at +%.0f us: spinner stopped at +%.0f us (%.0f us after), owner-off stops %llu\n",
+		printf("spin: owner preempted at +%.0f us: spinner stopped at +%.0f us (%.0f us after), owner-off stops %llu, self-preemption %llu, CPU wanted %llu\n",
 		       cycles_us(p.ran - start), cycles_us(end - start),
 		       p.ran <= end ? cycles_us(end - p.ran) : -cycles_us(p.ran - end),
-		       (unsigned long long)st.spin_owner_off);
+		       (unsigned long long)st.spin_owner_off,
+		       (unsigned long long)st.spin_preempted,
+		       (unsigned long long)st.spin_cpu_wanted);
 		ck_assert_uint_eq(st.spin_phases, 1);
-		ck_assert_uint_eq(st.spin_owner_off + st.spin_preempted, 1);
+		ck_assert_uint_le(st.spin_owner_off + st.spin_preempted +
+				  st.spin_cpu_wanted, 1);
 		/* The preemptor ran 20 ms and let the owner go 5 ms later. */
 		ck_assert_uint_lt(end, p.ran + us_cycles(20000));
-		in_time |= end <= p.ran + us_cycles(1000);
+		in_time |= st.spin_owner_off + st.spin_preempted == 1 &&
+			   end <= p.ran + us_cycles(1000);
 	}
 	knobs_restore(k);
 	ck_assert_msg(in_time, "no spin of 3 stopped within 1 ms of the owner's switch-out");
@@ -461,6 +472,7 @@ END_TEST
 struct hog {
 	pthread_t thread;
 	int cpu;
+	volatile int pinned;
 	volatile int stop;
 };
 
@@ -469,6 +481,7 @@ static void *hog_main(void *arg)
 	struct hog *h = arg;
 
 	pin_self(h->cpu);
+	__atomic_store_n(&h->pinned, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&h->stop, __ATOMIC_ACQUIRE))
 		caa_cpu_relax();
 	return NULL;
@@ -486,8 +499,10 @@ static int cpu_demand_signal(void)
  * instead of spinning until the owner lets go 200 ms later: at once where
  * the run queues show the hog (the mutex has no hold measured yet: the
  * 2 us minimum), or when the kernel would preempt it (a slice grant,
- * within a scheduler slice).  Either way it is counted and the waiter
- * blocks.  Three tries, for a machine that runs the hog elsewhere once.
+ * within a scheduler slice; or, where the spin loop missed the 5 us
+ * grant under TCG, the request the kernel withdrew when it switched the
+ * spinner out).  Either way it is counted and the waiter blocks (the gap
+ * is off).  Three tries, for a machine that runs the hog elsewhere once.
  */
 START_TEST(spinner_gives_way_to_a_task_on_its_cpu)
 {
@@ -503,16 +518,23 @@ START_TEST(spinner_gives_way_to_a_task_on_its_cpu)
 
 		ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_USER_ADAPTIVE), 0);
 		ck_assert_int_eq(pthread_create(&h.thread, NULL, hog_main, &h), 0);
+		/* Not first woken on the owner's CPU, switching the owner out. */
+		while (!__atomic_load_n(&h.pinned, __ATOMIC_ACQUIRE))
+			usleep(100);
 		owner_start(&o, &m, cpu_a, 0, 200000);
 		waiter_lock(&m, cpu_b, &st);
 		pthread_join(o.thread, NULL);
 		__atomic_store_n(&h.stop, 1, __ATOMIC_RELEASE);
 		pthread_join(h.thread, NULL);
-		printf("spin: hog on the spinner's CPU: %llu CPU-wanted stops, %llu blocks, spun %.1f ms\n",
+		printf("spin: hog on the spinner's CPU: %llu CPU-wanted stops, %llu withdrawn requests, %llu owner-off, %llu budget stops, %llu blocks, spun %.1f ms\n",
 		       (unsigned long long)st.spin_cpu_wanted,
+		       (unsigned long long)st.spin_preempted,
+		       (unsigned long long)st.spin_owner_off,
+		       (unsigned long long)st.spin_budget_ended,
 		       (unsigned long long)st.blocks, spun_ns(&st) / 1e6);
-		stopped = st.spin_cpu_wanted >= 1 && st.blocks >= 1 &&
-			  spun_ns(&st) < 50000000;
+		fflush(stdout);
+		stopped = st.spin_cpu_wanted + st.spin_preempted >= 1 &&
+			  st.blocks >= 1 && spun_ns(&st) < 50000000;
 	}
 	knobs_restore(k);
 	ck_assert_msg(stopped, "no spin of 3 gave its CPU up to the hog beside it");
@@ -662,15 +684,16 @@ START_TEST(unlock_leaves_the_word_to_a_spinner)
 {
 	struct knobs k = knobs_set(0, 1);
 	int round, passed = 0, on = !(_i & 2), rounds = on ? 20 : 5;
-	cpu_set_t all;
+	struct uspin_rs_view real = uspin_rs_view;
 
 	/*
-	 * This thread only waits, beside the owner: woken on the spinner's
-	 * CPU it would want that CPU, and the spinner gives way to it (a
-	 * run queue the BPF provider publishes at every wake-up).
+	 * This thread polls while the spinner spins: woken on the spinner's
+	 * CPU it would want that CPU, and the spinner would give way to it
+	 * (the run queues the BPF provider publishes at every wake-up).  That
+	 * is another test's subject: here no run queue is read.
 	 */
-	ck_assert_int_eq(sched_getaffinity(0, sizeof(all), &all), 0);
-	pin_self(cpu_a);
+	uspin_rs_view.rq = NULL;
+	uspin_rs_view.nr_rq = 0;
 	uspin_setup_state.preempt_gap = UINT64_MAX;
 	uspin_force_stock_kernel = _i & 1;
 	for (round = 0; round < rounds && !passed; round++) {
@@ -713,7 +736,7 @@ START_TEST(unlock_leaves_the_word_to_a_spinner)
 	}
 	uspin_force_stock_kernel = 0;
 	knobs_restore(k);
-	ck_assert_int_eq(sched_setaffinity(0, sizeof(all), &all), 0);
+	uspin_rs_view = real;
 	if (on)
 		ck_assert_msg(passed, "no unlock of 20 left the word to a running spinner");
 	else
