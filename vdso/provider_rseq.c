@@ -96,6 +96,12 @@ static void *reserve(size_t size)
 		munmap(p, size);
 		return NULL;
 	}
+	/*
+	 * The kernel pins and charges the whole folio of a registered area
+	 * against RLIMIT_MEMLOCK: in a transparent huge page, 2 MiB per
+	 * thread.  A kernel without THP refuses the advice; nothing to do.
+	 */
+	(void)madvise(p, size, MADV_NOHUGEPAGE);
 	return p;
 }
 
