@@ -42,7 +42,7 @@ DEB_BENCH  += linux-perf
 KTEST_CFLAGS := -O2 -g -std=gnu11 -pthread -static -Wall -Wextra \
 		-Wno-unused-parameter $(WERROR_FLAG)
 KTEST_LIBS   := -lcheck -lsubunit -lrt -lm
-KTEST_HDRS   := tests/kernel/futex_lock_test.h tests/kernel/guest_util.h libuspin/futex_lock_abi.h tests/sys_util.h
+KTEST_HDRS   := tests/kernel/futex_lock_test.h tests/kernel/io_uring_raw.h tests/kernel/guest_util.h libuspin/futex_lock_abi.h tests/sys_util.h
 
 GUEST_BINS += $(BUILD)/guest/test-futex-lock $(BUILD)/guest/test-futex-lock-adaptive \
 	      $(BUILD)/guest/futex-lock-fairness $(BUILD)/guest/uspin-fuzz \

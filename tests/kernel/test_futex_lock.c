@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 
 #include "futex_lock_test.h"
+#include "io_uring_raw.h"
 
 static const int ops[] = { FUTEX_LOCK, FUTEX_LOCK_ADAPTIVE };
 static const char *const op_names[] = { "FUTEX_LOCK", "FUTEX_LOCK_ADAPTIVE" };
@@ -474,6 +475,110 @@ START_TEST(test_shared_cross_process)
 		      "child status %#x", status);
 	ck_assert_uint_eq(load(w), 0);
 	munmap(w, 4096);
+}
+END_TEST
+
+/*
+ * One shared word from three pid namespaces: two processes that are each
+ * TID 1 in a namespace of their own, and one in the initial namespace.
+ * The word holds TIDs as each locker's namespace sees them, so the two
+ * TID-1 processes cannot be told apart: the kernel takes the word only
+ * when its TID part is 0, so it never admits two owners, and it answers
+ * EDEADLK to a TID-1 locker while the other one holds the word (the
+ * documented limit, as for FUTEX_LOCK_PI).  _i & 1: FUTEX_LOCK_ADAPTIVE;
+ * _i & 2: unlocking with FUTEX_UNLOCK.
+ */
+#define PIDNS_ROUNDS 3000
+
+struct pidns_shared {
+	uint32_t word;
+	int inside;
+	int violations;
+	int errors;
+	int edeadlk[3];
+};
+
+static void pidns_work(unsigned int n)
+{
+	for (volatile unsigned int i = 0; i < n; i++)
+		;
+}
+
+static int pidns_worker(struct pidns_shared *sh, int who, int op, int kunlock)
+{
+	for (int i = 0; i < PIDNS_ROUNDS; i++) {
+		int rc;
+
+		while ((rc = ulock(&sh->word, op, NULL)) == EDEADLK) {
+			__atomic_fetch_add(&sh->edeadlk[who], 1, __ATOMIC_RELAXED);
+			sched_yield();
+		}
+		if (rc)
+			return 10 + rc;
+		if (__atomic_fetch_add(&sh->inside, 1, __ATOMIC_ACQ_REL) ||
+		    (load(&sh->word) & FUTEX_TID_MASK) != (uint32_t)gettid())
+			__atomic_fetch_add(&sh->violations, 1, __ATOMIC_RELAXED);
+		pidns_work(200);
+		__atomic_fetch_sub(&sh->inside, 1, __ATOMIC_ACQ_REL);
+		if (kunlock) {
+			rc = uunlock_k(&sh->word, 0);
+			if (rc)
+				return 100 + rc;
+		} else {
+			uunlock(&sh->word, 0);
+		}
+		pidns_work(200);
+	}
+	return 0;
+}
+
+/* A child that runs the worker as TID 1 of a new pid namespace. */
+static pid_t pidns_spawn(struct pidns_shared *sh, int who, int op, int kunlock)
+{
+	pid_t child = fork();
+
+	if (child)
+		return child;
+	if (who < 2) {
+		pid_t init, got;
+		int status;
+
+		if (unshare(CLONE_NEWPID))
+			_exit(3);
+		init = fork();
+		if (init < 0)
+			_exit(4);
+		if (init == 0)
+			_exit(gettid() == 1 ? pidns_worker(sh, who, op, kunlock) : 5);
+		got = waitpid(init, &status, 0);
+		_exit(got == init && WIFEXITED(status) ? WEXITSTATUS(status) : 6);
+	}
+	_exit(pidns_worker(sh, who, op, kunlock));
+}
+
+START_TEST(test_pid_namespaces)
+{
+	struct pidns_shared *sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pid_t child[3];
+	int status, who;
+
+	ck_assert_ptr_ne(sh, MAP_FAILED);
+	for (who = 0; who < 3; who++)
+		ck_assert_int_gt(child[who] = pidns_spawn(sh, who, ops[_i & 1], _i & 2), 0);
+	for (who = 0; who < 3; who++) {
+		ck_assert_int_eq(waitpid(child[who], &status, 0), child[who]);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "worker %d: status %#x", who, status);
+	}
+	printf("pid namespaces, %s%s: %d acquisitions, %d violations; EDEADLK to the TID-1 lockers %d, %d, to the initial namespace's %d\n",
+	       op_names[_i & 1], _i & 2 ? ", FUTEX_UNLOCK" : "", 3 * PIDNS_ROUNDS,
+	       sh->violations, sh->edeadlk[0], sh->edeadlk[1], sh->edeadlk[2]);
+	ck_assert_int_eq(sh->violations, 0);
+	/* Its TID is unique in the word's every reading. */
+	ck_assert_int_eq(sh->edeadlk[2], 0);
+	ck_assert_uint_eq(load(&sh->word), 0);
+	munmap(sh, 4096);
 }
 END_TEST
 
@@ -1086,7 +1191,10 @@ END_TEST
  * without sleeping; the waiter has CPU 1.  v2's woken waiter went back to
  * sleep at once (state S).  A spin that must let another task run (a
  * SCHED_FIFO thread waking on CPU 1) is taken up again once the waiter
- * runs again, as long as the owner runs; the first v3 went to sleep.
+ * runs again, as long as the owner runs and the call's spinning budget
+ * (FUTEX_LOCK_SPIN_MAX_MS, 20 ms of spinning) lasts; the first v3 went to
+ * sleep.  Two wake-ups, 1 ms apart (a tick on the guest's jiffies clock),
+ * keep the waiter's spinning well inside the budget.
  *
  * We own the word as SCHED_FIFO, so that no kworker preempts us: the owner
  * leaving its CPU stops the spin as it should, and a round where we did
@@ -1248,7 +1356,255 @@ END_TEST
 
 START_TEST(test_woken_waiter_spins_again_after_preemption)
 {
-	woken_waiter_spins(20);
+	woken_waiter_spins(2);
+}
+END_TEST
+
+/* --- plain waiters of other kinds: io_uring and futex_waitv(2) ---------- */
+
+/*
+ * FUTEX_UNLOCK wakes a top waiter that is no FUTEX_LOCK waiter through the
+ * waiter's own q->wake(), as futex_wake() does.  io_uring's futex requests
+ * need it: IORING_OP_FUTEX_WAIT queues a futex_q with no task (calling
+ * futex_wake_mark() on it oopsed in get_task_struct(NULL) under hb->lock),
+ * and IORING_OP_FUTEX_WAITV completes only from its wake function
+ * (futex_wake_mark() dequeued it and it never completed).  Every wait here
+ * has a deadline, so a lost wake-up fails the test instead of hanging it;
+ * an oops is for vm-run to see.
+ */
+static struct uring iou = URING_INIT;
+
+#define IOU_FLAGS	(FUTEX2_SIZE_U32 | FUTEX2_PRIVATE)
+#define IOU_TAG		0x5a5a0001u
+
+/* Closing the ring cancels a request left queued by a failed test. */
+static void iou_teardown(void)
+{
+	uring_exit(&iou);
+}
+
+/* No io_uring is a failure: a kernel without it would pass nothing here. */
+static void iou_start(void)
+{
+	int err = uring_init(&iou, 8);
+
+	ck_assert_msg(err != ENOSYS,
+		      "io_uring_setup: ENOSYS: the guest kernel lacks CONFIG_IO_URING");
+	ck_assert_msg(err != EPERM,
+		      "io_uring_setup: EPERM: io_uring is disabled (kernel.io_uring_disabled)");
+	ck_assert_msg(err == 0, "io_uring_setup: %s", strerror(err));
+}
+
+static void iou_submit(const struct io_uring_sqe *sqe)
+{
+	int err = uring_submit(&iou, sqe);
+
+	ck_assert_msg(err == 0, "io_uring_enter (submit): %s", strerror(err));
+}
+
+/* The completion of our (only) request within @ms, into *@cqe; @what names it. */
+static void iou_reap(long ms, const char *what, struct io_uring_cqe *cqe)
+{
+	ck_assert_msg(uring_wait_cqe(&iou, ms, cqe) == 0,
+		      "%s: no completion within %ld ms", what, ms);
+	ck_assert_uint_eq(cqe->user_data, IOU_TAG);
+}
+
+/*
+ * Submit @sqe, a futex wait whose expected value the word holds, and make
+ * sure it sleeps: one that is not queued has completed already, inline
+ * (-EAGAIN for a value that differs, -EINVAL, -EOPNOTSUPP without
+ * CONFIG_FUTEX), so an empty CQ 20 ms later means it is queued.
+ */
+static void iou_queue(const struct io_uring_sqe *sqe, const char *what)
+{
+	struct io_uring_cqe cqe = { 0 };
+
+	iou_submit(sqe);
+	ck_assert_msg(uring_wait_cqe(&iou, 20, &cqe) == ETIMEDOUT,
+		      "%s did not stay queued: res %d (%s)", what, cqe.res,
+		      strerror(-cqe.res));
+}
+
+/*
+ * The plumbing, before the test relies on it: a wait for a value the word
+ * does not hold completes at once with -EAGAIN.
+ */
+static void iou_check_mismatch(const struct io_uring_sqe *sqe, const char *what)
+{
+	struct io_uring_cqe cqe;
+
+	iou_submit(sqe);
+	iou_reap(2000, what, &cqe);
+	ck_assert_msg(cqe.res == -EAGAIN, "%s for another value: res %d (%s), not -EAGAIN",
+		      what, cqe.res, strerror(-cqe.res));
+}
+
+/* Wait (10 s at most) until a waiter thread sleeps; say so if it returned. */
+static void wait_queued(pthread_t t, pid_t tid, const char *what)
+{
+	void *r;
+
+	for (int i = 0; i < 2000; i++) {
+		if (task_state(getpid(), tid) == 'S')
+			return;
+		if (pthread_tryjoin_np(t, &r) == 0)
+			ck_abort_msg("%s returned %ld without a wake-up", what, (long)r);
+		sleep_ms(5);
+	}
+	ck_abort_msg("%s never slept", what);
+}
+
+START_TEST(test_unlock_wakes_io_uring_wait)
+{
+	uint32_t v = (uint32_t)gettid() | FUTEX_WAITERS;
+	struct io_uring_sqe sqe;
+	struct io_uring_cqe cqe;
+
+	iou_start();
+	hw = v;
+	uring_prep_futex_wait(&sqe, &hw, v ^ 1, IOU_FLAGS, IOU_TAG);
+	iou_check_mismatch(&sqe, "IORING_OP_FUTEX_WAIT");
+
+	/* We own the word; the request waits for it to change. */
+	uring_prep_futex_wait(&sqe, &hw, v, IOU_FLAGS, IOU_TAG);
+	iou_queue(&sqe, "IORING_OP_FUTEX_WAIT");
+	ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
+	/* A plain waiter is woken, never handed the word. */
+	ck_assert_uint_eq(load(&hw), 0);
+	iou_reap(2000, "IORING_OP_FUTEX_WAIT woken by FUTEX_UNLOCK", &cqe);
+	ck_assert_msg(cqe.res == 0, "IORING_OP_FUTEX_WAIT: res %d (%s), not 0",
+		      cqe.res, strerror(-cqe.res));
+	ck_assert_uint_eq(load(&hw), 0);
+	uring_exit(&iou);
+}
+END_TEST
+
+START_TEST(test_unlock_wakes_io_uring_waitv)
+{
+	static struct futex_waitv fw;
+	uint32_t v = (uint32_t)gettid() | FUTEX_WAITERS;
+	struct io_uring_sqe sqe;
+	struct io_uring_cqe cqe;
+
+	iou_start();
+	hw = v;
+	fw = (struct futex_waitv){ .val = v ^ 1, .uaddr = (uintptr_t)&hw,
+				   .flags = IOU_FLAGS };
+	uring_prep_futex_waitv(&sqe, &fw, 1, IOU_TAG);
+	iou_check_mismatch(&sqe, "IORING_OP_FUTEX_WAITV");
+
+	fw.val = v;	/* read when the request is prepared */
+	iou_queue(&sqe, "IORING_OP_FUTEX_WAITV");
+	ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
+	ck_assert_uint_eq(load(&hw), 0);
+	iou_reap(2000, "IORING_OP_FUTEX_WAITV woken by FUTEX_UNLOCK", &cqe);
+	/* The index of the futex that woke it. */
+	ck_assert_msg(cqe.res == 0, "IORING_OP_FUTEX_WAITV: res %d (%s), not 0",
+		      cqe.res, cqe.res < 0 ? strerror(-cqe.res) : "index");
+	ck_assert_uint_eq(load(&hw), 0);
+	uring_exit(&iou);
+}
+END_TEST
+
+/* futex_waitv(2) on hw, for at most 5 s; its result or -errno. */
+static struct futex_waitv fw_sync;
+
+static void *futex_waitv_waiter(void *arg)
+{
+	struct timespec abs = deadline_ms(CLOCK_MONOTONIC, 5000);
+	struct __kernel_timespec kabs = { abs.tv_sec, abs.tv_nsec };
+	long rc;
+
+	hw_tid = gettid();
+	rc = syscall(__NR_futex_waitv, &fw_sync, 1, 0, &kabs, CLOCK_MONOTONIC);
+	return (void *)(rc < 0 ? -(long)errno : rc);
+}
+
+START_TEST(test_unlock_wakes_futex_waitv)
+{
+	uint32_t v = (uint32_t)gettid() | FUTEX_WAITERS;
+	pthread_t t;
+	void *r;
+
+	hw = v;
+	hw_tid = 0;
+	fw_sync = (struct futex_waitv){ .val = v, .uaddr = (uintptr_t)&hw,
+					.flags = IOU_FLAGS };
+	ck_assert_int_eq(pthread_create(&t, NULL, futex_waitv_waiter, NULL), 0);
+	while (!hw_tid)
+		sleep_ms(1);
+	wait_queued(t, hw_tid, "futex_waitv(2)");
+	ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
+	ck_assert_uint_eq(load(&hw), 0);
+	ck_assert_msg(join_within(t, 2, &r) == 0,
+		      "futex_waitv(2) not woken by FUTEX_UNLOCK within 2 s");
+	ck_assert_msg((long)r == 0, "futex_waitv(2): %ld, not 0 (the index)", (long)r);
+}
+END_TEST
+
+/*
+ * A FUTEX_LOCK waiter with a deadline (a lost wake-up ends in ETIMEDOUT),
+ * which unlocks as the v2 library does: with FUTEX_UNLOCK when
+ * FUTEX_WAITERS is set.
+ */
+static void *deadline_lock_waiter(void *arg)
+{
+	struct timespec abs = deadline_ms(CLOCK_MONOTONIC, 10000);
+	int rc;
+
+	hw_tid = gettid();
+	rc = futex_lock_op(&hw, hw_op, &abs);
+	if (rc)
+		return (void *)(long)rc;
+	hw_seen = load(&hw);
+	return (void *)(long)uunlock_k(&hw, FUTEX_PRIVATE_FLAG);
+}
+
+/*
+ * Both kinds queued: a FUTEX_LOCK waiter first, an IORING_OP_FUTEX_WAIT
+ * request behind it.  Our FUTEX_UNLOCK wakes the lock waiter; it takes the
+ * word with FUTEX_WAITERS (the request is still queued), and its own
+ * FUTEX_UNLOCK wakes the request, unless ours woke both.  Either way the
+ * request completes with 0 and the word ends 0.
+ */
+START_TEST(test_unlock_mixed_queue)
+{
+	uint32_t me = gettid();
+	struct io_uring_sqe sqe;
+	struct io_uring_cqe cqe;
+	pthread_t t;
+	void *r;
+
+	iou_start();
+	hw = me;
+	hw_op = OP_PRIVATE(_i);
+	hw_tid = 0;
+	hw_seen = 0;
+	ck_assert_int_eq(pthread_create(&t, NULL, deadline_lock_waiter, NULL), 0);
+	while (!hw_tid)
+		sleep_ms(1);
+	wait_queued(t, hw_tid, op_names[_i]);
+	ck_assert_uint_eq(load(&hw), me | FUTEX_WAITERS);
+	uring_prep_futex_wait(&sqe, &hw, me | FUTEX_WAITERS, IOU_FLAGS, IOU_TAG);
+	iou_queue(&sqe, "IORING_OP_FUTEX_WAIT");
+
+	ck_assert_int_eq(futex_unlock_op(&hw, FUTEX_PRIVATE_FLAG), 0);
+	/* Its deadline is 10 s: 12 s is a hang. */
+	ck_assert_msg(join_within(t, 12, &r) == 0, "%s waiter hung", op_names[_i]);
+	ck_assert_msg((long)r != ETIMEDOUT,
+		      "FUTEX_UNLOCK never woke the %s waiter queued first", op_names[_i]);
+	ck_assert_msg((long)r == 0, "%s waiter: %s", op_names[_i], strerror((int)(long)r));
+	ck_assert_uint_eq(hw_seen & FUTEX_TID_MASK, (uint32_t)hw_tid);
+	/* The word the lock waiter took tells why, if it never completes. */
+	ck_assert_msg(uring_wait_cqe(&iou, 2000, &cqe) == 0,
+		      "IORING_OP_FUTEX_WAIT queued behind a lock waiter: no completion within 2 s (the waiter took the word as %#x)",
+		      hw_seen);
+	ck_assert_uint_eq(cqe.user_data, IOU_TAG);
+	ck_assert_msg(cqe.res == 0, "IORING_OP_FUTEX_WAIT: res %d (%s), not 0",
+		      cqe.res, strerror(-cqe.res));
+	ck_assert_uint_eq(load(&hw), 0);
+	uring_exit(&iou);
 }
 END_TEST
 
@@ -1291,6 +1647,7 @@ static Suite *futex_lock_suite(void)
 	LOOP_CASE("owner_died", test_owner_died_takeover);
 	LOOP_CASE("owner_died_robust_exit", test_owner_died_robust_exit);
 	LOOP_CASE("shared_cross_process", test_shared_cross_process);
+	LOOP_CASE4("pid_namespaces", test_pid_namespaces);
 
 	tc = tcase_create("unlock_basic");
 	tcase_add_test(tc, test_unlock_basic);
@@ -1315,6 +1672,14 @@ static Suite *futex_lock_suite(void)
 	tcase_add_test(tc, test_unlock_hands_over_only_running);
 	tcase_add_test(tc, test_woken_waiter_spins_again);
 	tcase_add_test(tc, test_woken_waiter_spins_again_after_preemption);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("io_uring");
+	tcase_set_timeout(tc, 30);
+	tcase_add_checked_fixture(tc, NULL, iou_teardown);
+	tcase_add_test(tc, test_unlock_wakes_io_uring_wait);
+	tcase_add_test(tc, test_unlock_wakes_io_uring_waitv);
+	tcase_add_test(tc, test_unlock_wakes_futex_waitv);
+	tcase_add_loop_test(tc, test_unlock_mixed_queue, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }

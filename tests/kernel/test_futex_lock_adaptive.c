@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_futex_lock_adaptive — what FUTEX_LOCK_ADAPTIVE adds to FUTEX_LOCK:
- * mutual exclusion under 2-32 threads, and spinning (instead of sleeping)
- * while the owner runs on another CPU.  Needs at least 2 CPUs.
+ * mutual exclusion under 2-32 threads, spinning (instead of sleeping)
+ * while the owner runs on another CPU, and for a bounded time only.  Needs
+ * at least 2 CPUs.
  *
  * The spinning check measures nothing in time: it counts voluntary context
  * switches (getrusage(RUSAGE_THREAD).ru_nvcsw) per slow-path call, and
@@ -288,6 +289,71 @@ START_TEST(test_spin_honours_timeout)
 }
 END_TEST
 
+/*
+ * The kernel's spin is bounded (FUTEX_LOCK_SPIN_MAX_MS, 20 ms): an owner
+ * that runs in its critical section for 400 ms does not keep a waiter
+ * spinning for 400 ms of CPU time; past the bound it sleeps until the
+ * unlock wakes it.  Nothing else on the waiter's CPU asks it to stop (v3
+ * spun through the whole hold).  The waiter's CPU time is its own clock,
+ * not wall time, with a 10x margin for TCG.
+ */
+#define LONG_HOLD_MS 400
+
+static void *long_running_owner(void *arg)
+{
+	struct timespec end;
+
+	pin_to_cpu(1);
+	ow = gettid();
+	owner_holding = 1;
+	end = deadline_ms(CLOCK_MONOTONIC, LONG_HOLD_MS);
+	for (;;) {		/* on the CPU, holding the lock */
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (ts_cmp(&now, &end) >= 0)
+			break;
+	}
+	uunlock(&ow, FUTEX_PRIVATE_FLAG);
+	return NULL;
+}
+
+static double thread_cpu_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+START_TEST(test_spin_is_bounded)
+{
+	pthread_t t;
+	double cpu;
+	long before, after;
+
+	ck_assert_msg(get_nprocs() >= 2, "needs 2 CPUs");
+	pin_to_cpu(0);
+	owner_holding = 0;
+	ck_assert_int_eq(pthread_create(&t, NULL, long_running_owner, NULL), 0);
+	while (!owner_holding)
+		sleep_ms(1);
+	before = nvcsw_self();
+	cpu = thread_cpu_ms();
+	ck_assert_int_eq(futex_lock_op(&ow, FUTEX_LOCK_ADAPTIVE_PRIVATE, NULL), 0);
+	cpu = thread_cpu_ms() - cpu;
+	after = nvcsw_self();
+	printf("spin bound: owner ran %d ms holding the lock; the waiter used %.1f ms of CPU, %ld voluntary switches\n",
+	       LONG_HOLD_MS, cpu, after - before);
+	ck_assert_uint_eq(load(&ow) & FUTEX_TID_MASK, (uint32_t)gettid());
+	ck_assert_msg(cpu < LONG_HOLD_MS / 4.0,
+		      "the waiter spun %.1f ms of a %d ms hold", cpu, LONG_HOLD_MS);
+	ck_assert_int_ge(after - before, 1);	/* it slept */
+	uunlock(&ow, FUTEX_PRIVATE_FLAG);
+	pthread_join(t, NULL);
+}
+END_TEST
+
 static Suite *adaptive_suite(void)
 {
 	Suite *s = suite_create("futex_lock_adaptive");
@@ -312,6 +378,11 @@ static Suite *adaptive_suite(void)
 	tc = tcase_create("spin_honours_timeout");
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_spin_honours_timeout, 0, 2);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("spin_is_bounded");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_spin_is_bounded);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -14,11 +14,15 @@
  *                        reads itself ON once registered
  *   other_process        the owner of a process-shared mutex, in another
  *                        process, reads UNKNOWN
+ *   pin_is_charged       the pinned page counts in VmPin while registered;
+ *                        past RLIMIT_MEMLOCK, registering fails with ENOMEM
+ *                        without CAP_IPC_LOCK and works with it
  *
  * Every test runs in its own forked process (Check's fork mode).
  */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/prctl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -28,6 +32,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -282,6 +287,110 @@ START_TEST(other_process)
 }
 END_TEST
 
+/*
+ * VmPin of /proc/self/status (the mm's pinned_vm), in kB; -1 if absent.
+ * Read through a descriptor opened before any uid change: uid 65534
+ * cannot open a root-started process's status in the guest.
+ */
+static int status_fd = -1;
+
+static long vm_pin_kb(void)
+{
+	char buf[4096], *line;
+	long kb = -1;
+	ssize_t n = pread(status_fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	line = strstr(buf, "VmPin:");
+	if (line)
+		sscanf(line, "VmPin: %ld kB", &kb);
+	return kb;
+}
+
+struct pin_try {
+	uint32_t *area;
+	int err;
+	long before, during, after;
+};
+
+/* A thread libuspin never registered: the prctl()s are its own. */
+static void *pin_thread(void *arg)
+{
+	struct pin_try *p = arg;
+
+	p->before = vm_pin_kb();
+	p->during = p->after = -1;
+	if (prctl(PR_SCHED_THREAD_STATE, PR_SCHED_TS_REGISTER,
+		  (unsigned long)p->area, 0UL, 0UL)) {
+		p->err = errno;
+		p->after = vm_pin_kb();
+		return NULL;
+	}
+	p->err = 0;
+	p->during = vm_pin_kb();
+	if (prctl(PR_SCHED_THREAD_STATE, PR_SCHED_TS_UNREGISTER, 0UL, 0UL, 0UL))
+		p->err = -errno;
+	p->after = vm_pin_kb();
+	return NULL;
+}
+
+static struct pin_try pin_try(uint32_t *area)
+{
+	struct pin_try p = { .area = area };
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, pin_thread, &p) || pthread_join(t, NULL))
+		p.err = -1;
+	return p;
+}
+
+/*
+ * 0: root, whose CAP_IPC_LOCK passes any RLIMIT_MEMLOCK; 1: root with the
+ * limit at 0 (still allowed); 2: the limit at 0 and no capabilities (an
+ * unprivileged user): ENOMEM, nothing charged.  A small page: 4 kB charged.
+ */
+START_TEST(pin_is_charged)
+{
+	uint32_t *area = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int status;
+	pid_t child;
+
+	ck_assert_ptr_ne(area, MAP_FAILED);
+	ck_assert_msg(getuid() == 0, "needs root (the guest runs as root)");
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		struct rlimit none = { 0, 0 };
+		struct pin_try p;
+
+		status_fd = open("/proc/self/status", O_RDONLY);
+		if (_i >= 1 && setrlimit(RLIMIT_MEMLOCK, &none))
+			_exit(2);
+		if (_i == 2 && setresuid(65534, 65534, 65534))
+			_exit(3);
+		p = pin_try(area);
+		printf("pin charge (%s): VmPin %ld kB before, %ld registered, %ld after; error %d\n",
+		       _i == 0 ? "root" : _i == 1 ? "root, RLIMIT_MEMLOCK 0" :
+		       "unprivileged, RLIMIT_MEMLOCK 0",
+		       p.before, p.during, p.after, p.err);
+		fflush(stdout);
+		if (p.before < 0)
+			_exit(4);
+		if (_i == 2)
+			_exit(p.err == ENOMEM && p.after == p.before ? 0 : 5);
+		_exit(p.err == 0 && p.during == p.before + 4 &&
+		      p.after == p.before ? 0 : 6);
+	}
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "child status %#x", status);
+	munmap(area, 4096);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("rseq-state");
@@ -296,6 +405,7 @@ int main(void)
 	tcase_add_test(tc, unregistered_thread);
 	tcase_add_test(tc, fork_child);
 	tcase_add_test(tc, other_process);
+	tcase_add_loop_test(tc, pin_is_charged, 0, 3);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

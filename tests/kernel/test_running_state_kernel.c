@@ -792,6 +792,66 @@ START_TEST(peer_view_needs_ptrace_access)
 }
 END_TEST
 
+/*
+ * A view of another process is revoked when that process drops privileges
+ * without an exec (_i 0: PR_SET_DUMPABLE 0; 1: setresuid() to nobody):
+ * before the call returns, the process moves to a new array.  We (root)
+ * map the array of an opted-in fork child and see it on a CPU; once it
+ * has dropped, the old view reads 0 for good, a new MAP_PEER (root may
+ * still read it) gives a new view that shows it, and the child reads
+ * itself through its own mapping.  v3 kept the old view working.
+ */
+struct drop_shared {
+	volatile int go, dropped, self_on, err;
+};
+
+START_TEST(peer_view_is_revoked_when_the_target_drops_privileges)
+{
+	struct drop_shared *sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct uspin_kernel_rs rs = rs_enable(), peer, again;
+	uint32_t seen = 0;
+	pid_t child;
+	int i;
+
+	ck_assert_ptr_ne(sh, MAP_FAILED);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		while (!sh->go)
+			;
+		if (_i == 0 ? prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) :
+			      setresuid(65534, 65534, 65534))
+			sh->err = errno;
+		/* Its own mapping (inherited, its own array) shows it. */
+		sh->self_on = is_on(rs_read(&rs, sys_gettid()));
+		__atomic_store_n(&sh->dropped, 1, __ATOMIC_RELEASE);
+		for (;;)
+			;
+	}
+	ck_assert_msg(rs_map_peer(child, &peer) == 0, "MAP_PEER: %s", strerror(errno));
+	ck_assert_msg(wait_entry(&peer, child, is_on), "busy child never read ON");
+	sh->go = 1;
+	for (i = 0; i < 5000 && !__atomic_load_n(&sh->dropped, __ATOMIC_ACQUIRE); i++)
+		ms_sleep(1);
+	ck_assert_msg(sh->dropped, "the child never dropped its privileges");
+	ck_assert_int_eq(sh->err, 0);
+	for (i = 0; i < 50; i++, ms_sleep(1))
+		seen |= rs_read(&peer, child);
+	ck_assert_msg(seen == SCHED_RS_UNKNOWN,
+		      "the old view still showed the child (%u) after it dropped privileges",
+		      seen);
+	ck_assert_msg(sh->self_on, "the child did not read itself ON through its own mapping");
+	ck_assert_msg(rs_map_peer(child, &again) == 0, "MAP_PEER again: %s", strerror(errno));
+	ck_assert_uint_ne(again.base, peer.base);
+	ck_assert_msg(wait_entry(&again, child, is_on), "the new view never showed the child ON");
+	kill(child, SIGKILL);
+	ck_assert_int_eq(child_status(child), 128 + SIGKILL);
+	munmap(sh, 4096);
+}
+END_TEST
+
 static void *short_lived(void *arg)
 {
 	return arg;
@@ -872,6 +932,55 @@ START_TEST(opting_out_leaves_no_entry_behind)
 	ck_assert(wait_entry(&rs, sleeper.tid, is_off));
 	worker_stop(&busy);
 	worker_stop(&sleeper);
+}
+END_TEST
+
+/*
+ * A task that shares the mm without being a thread of the process (clone
+ * with CLONE_VM, no CLONE_THREAD: what vfork() makes) is published as the
+ * threads are, and PR_SCHED_RS_DISABLE unpublishes it too (v3 walked the
+ * thread group only and left its entry behind).
+ */
+static volatile int sharer_stop;
+static volatile pid_t sharer_tid;
+
+static int sharer_fn(void *arg)
+{
+	sharer_tid = (pid_t)syscall(SYS_gettid);
+	while (!sharer_stop)
+		;		/* on a CPU, or switched out by the tick */
+	return 0;
+}
+
+START_TEST(opting_out_unpublishes_mm_sharers)
+{
+	struct uspin_kernel_rs rs = rs_enable(), d;
+	size_t stack_size = 64 * 1024;
+	char *stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	uint32_t e = 0;
+	pid_t child;
+	int i, status;
+
+	ck_assert_ptr_ne(stack, MAP_FAILED);
+	sharer_stop = 0;
+	sharer_tid = 0;
+	child = clone(sharer_fn, stack + stack_size, CLONE_VM | SIGCHLD, NULL);
+	ck_assert_int_gt(child, 0);
+	while (!sharer_tid)
+		sched_yield();
+	ck_assert_int_eq(sharer_tid, child);
+	ck_assert_msg(wait_entry(&rs, child, is_on), "the CLONE_VM child was never published");
+	ck_assert_int_eq(rs_prctl(PR_SCHED_RS_DISABLE, &d, sizeof(d)), 0);
+	/* It keeps running and being switched: its entry stays 0. */
+	for (i = 0; i < 50 && (e = rs_read(&rs, child)) == SCHED_RS_UNKNOWN; i++)
+		ms_sleep(1);
+	sharer_stop = 1;
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	munmap(stack, stack_size);
+	ck_assert_msg(e == SCHED_RS_UNKNOWN,
+		      "the CLONE_VM child's entry reads %u after its mm opted out", e);
 }
 END_TEST
 
@@ -1141,7 +1250,7 @@ END_TEST
 
 /* ---- the sysctl -------------------------------------------------------- */
 
-START_TEST(sysctl_off_clears_everything_and_refuses_enable)
+START_TEST(sysctl_off_clears_everything_and_refuses_enable_and_peers)
 {
 	static struct uspin_kernel_rs rs;
 	struct uspin_kernel_rs off;
@@ -1159,6 +1268,10 @@ START_TEST(sysctl_off_clears_everything_and_refuses_enable)
 	ck_assert_uint_eq(off.flags, SCHED_RS_FLAG_OPTED_IN | SCHED_RS_FLAG_PER_PROCESS);
 	errno = 0;
 	ck_assert_int_eq(rs_prctl(PR_SCHED_RS_ENABLE, &off, sizeof(off)), -1);
+	ck_assert_int_eq(errno, EPERM);
+	/* Nor can another process's array be mapped (v3 mapped it). */
+	errno = 0;
+	ck_assert_int_eq(rs_map_peer(getppid(), &off), -1);
 	ck_assert_int_eq(errno, EPERM);
 	w.on = 0;
 	set_publishing(1);
@@ -1410,11 +1523,13 @@ static Suite *kernel_rs_suite(void)
 	tcase_add_test(who, fork_inherits_exec_drops);
 	tcase_add_test(who, nothing_else_is_visible);
 	tcase_add_test(who, peer_view_needs_ptrace_access);
+	tcase_add_loop_test(who, peer_view_is_revoked_when_the_target_drops_privileges, 0, 2);
 	tcase_add_test(who, opting_out_leaves_no_entry_behind);
+	tcase_add_test(who, opting_out_unpublishes_mm_sharers);
 	tcase_add_test(who, kernel_threads_never_appear);
 	tcase_add_test(ns, new_pid_namespace_has_its_own_array);
 	tcase_add_test(ns, tids_above_32768_are_published);
-	tcase_add_test(admin, sysctl_off_clears_everything_and_refuses_enable);
+	tcase_add_test(admin, sysctl_off_clears_everything_and_refuses_enable_and_peers);
 	tcase_add_test(admin, key_follows_every_way_in_and_out);
 	tcase_add_test(admin, provider_vdso_attaches_and_agrees);
 	tcase_add_test(admin, provider_follows_a_fork_into_a_new_pid_namespace);
