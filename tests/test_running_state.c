@@ -40,7 +40,7 @@ static int per_thread_areas(void)
 	return uspin_rs_view.base == NULL;
 }
 
-/* Per-thread areas, or the kernel's per-process array (series v3 patch 9). */
+/* Per-thread areas, or the kernel's per-process array (since series v3). */
 static int per_process_view(void)
 {
 	return per_thread_areas() || uspin_rs_view.own_process;

@@ -9,7 +9,7 @@
  * until they exec, in an array indexed by the TIDs of its pid namespace
  * (the ones in our lock words), and maps that array read-only here.
  * Threads need nothing (no thread_init): the kernel publishes every thread
- * of an opted-in process itself.  Since patch 9 of the series the array
+ * of an opted-in process itself.  Since series v3 the array
  * is the process's own (USPIN_RS_FLAG_PER_PROCESS): an owner in another
  * process reads UNKNOWN, as with per-thread areas; before, it was the pid
  * namespace's.
@@ -84,7 +84,7 @@ static int vdso_attach(struct uspin_rs_view *view)
 /*
  * In a new process (fork, _Fork, clone without CLONE_VM).  The inherited
  * mapping still being ours (a per-process array, or the same namespace's):
- * nothing to do.  Otherwise (a new namespace, before patch 9): map its
+ * nothing to do.  Otherwise (a new namespace, series v2): map its
  * array (the kernel already publishes us there).  The old mapping stays
  * mapped (detached, all zero), so a thread that still reads through the
  * old base gets UNKNOWN, never a fault.

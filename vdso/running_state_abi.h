@@ -13,9 +13,9 @@
  *
  * The kernel then publishes the running state of its threads (and of its
  * fork children, until exec) in an array, maps that array read-only into
- * the process, and fills rs.  Up to patch 8 of series v3 the array was
- * the pid namespace's, holding every opted-in process's threads; since
- * patch 9 it is the process's own (USPIN_RS_FLAG_PER_PROCESS), and
+ * the process, and fills rs.  In series v2 the array was the pid
+ * namespace's, holding every opted-in process's threads; since v3 it is
+ * the process's own (USPIN_RS_FLAG_PER_PROCESS), and
  * PR_SCHED_RS_MAP_PEER with a pidfd in the fifth argument maps another
  * process's array where ptrace could read that process.  PR_SCHED_RS_GET
  * only fills rs; PR_SCHED_RS_DISABLE (series v3) opts the process out

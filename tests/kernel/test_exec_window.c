@@ -12,7 +12,7 @@
  *       which a new process takes during the delay and sleeps.  Once
  *       the exec is over, the new holder's entry must read OFF.  (v2
  *       unpublished the exec'ing thread after exec_mmap(): every switch
- *       stored into the freed TID's entry, the last one 0.  Since patch 9
+ *       stored into the freed TID's entry, the last one 0.  Since v3
  *       each process has its own array, read here through
  *       PR_SCHED_RS_MAP_PEER views, and the two entries are apart.)
  *   new_program_memory_is_left_alone

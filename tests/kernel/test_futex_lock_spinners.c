@@ -2,7 +2,7 @@
 /*
  * test_futex_lock_spinners — FUTEX_LOCK_ADAPTIVE lets a spinner per word
  * spin and queues the others of the same word behind it, as the OSQ of a
- * mutex does (futex series patch 11).  Before that patch one task per
+ * mutex does (futex series, since v3).  Before, one task per
  * hash bucket spun and every other adaptive caller in the bucket slept at
  * once: the second waiter of a word, and a waiter of an unrelated word
  * that happened to share the bucket.
