@@ -91,14 +91,14 @@ CHECK_BG_STEPS :=
 all:
 
 include vdso/build.mk
--include vdso/bpf.mk
+include vdso/bpf.mk
 include libuspin/build.mk
 include pthread/build.mk
 include tests/build.mk
 include tests/model/build.mk
--include tests/nptl/build.mk
--include kernel/kernel.mk
--include bench/bench.mk
+include tests/nptl/build.mk
+include kernel/kernel.mk
+include bench/bench.mk
 
 all: $(PRODUCT_TARGETS)
 

@@ -1,4 +1,7 @@
 # libuspin/: the mutex library, its pkg-config file and uspin-info.
+# liburcu's headers carry the atomics and barriers (internal.h); the test
+# and table-check scripts are python3.
+DEB_TEST += liburcu-dev python3
 # (build/uspin.pc is for in-tree use; install writes one for its PREFIX.)
 USPIN_VERSION := 2.0.0
 USPIN_SOVERSION := 2
