@@ -16,6 +16,7 @@
 #define USPIN_TEST_BPF_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "running_state.h"
@@ -56,6 +57,15 @@ int helper_stop(struct helper *h, int sig);
 void helper_remove(struct helper *h);
 /* The helper's log so far (for messages), in a static buffer. */
 const char *helper_log(const char *path);
+
+struct bpf_prog_info;
+/*
+ * The next loaded BPF program after *@id (0: the first) that uses the map
+ * @map_id: its fd, which the caller closes, with *@info filled, or -1
+ * when there is none (its map list is not kept).  *@id is that program's id.
+ */
+int next_prog_using_map(uint32_t map_id, uint32_t *id,
+			struct bpf_prog_info *info);
 
 /* Attach the bpf provider into @v, as libuspin's setup would. */
 int view_attach(struct uspin_rs_view *v);

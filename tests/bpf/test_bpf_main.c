@@ -243,6 +243,30 @@ void helper_remove(struct helper *h)
 
 /* --- views ------------------------------------------------------------ */
 
+
+int next_prog_using_map(uint32_t map_id, uint32_t *id,
+			struct bpf_prog_info *info)
+{
+	uint32_t maps[8];
+
+	while (bpf_prog_get_next_id(*id, id) == 0) {
+		__u32 len = sizeof(*info), i;
+		int fd = bpf_prog_get_fd_by_id(*id);
+
+		if (fd < 0)
+			continue;
+		memset(info, 0, sizeof(*info));
+		info->nr_map_ids = 8;
+		info->map_ids = (uint64_t)(uintptr_t)maps;
+		if (bpf_obj_get_info_by_fd(fd, info, &len) == 0)
+			for (i = 0; i < info->nr_map_ids && i < 8; i++)
+				if (maps[i] == map_id)
+					return fd;
+		close(fd);
+	}
+	return -1;
+}
+
 int view_attach(struct uspin_rs_view *v)
 {
 	memset(v, 0, sizeof(*v));

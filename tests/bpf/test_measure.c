@@ -120,32 +120,18 @@ struct prog {
 /* The helper's tracing programs: named uspin_sched_*, using @map_id. */
 static int find_progs(uint32_t map_id, struct prog *p, int max)
 {
-	uint32_t id = 0, maps[8];
-	int n = 0;
+	struct bpf_prog_info info;
+	uint32_t id = 0;
+	int n = 0, fd;
 
-	while (n < max && bpf_prog_get_next_id(id, &id) == 0) {
-		struct bpf_prog_info info;
-		__u32 len = sizeof(info), i;
-		int fd = bpf_prog_get_fd_by_id(id);
-
-		if (fd < 0)
+	while (n < max && (fd = next_prog_using_map(map_id, &id, &info)) >= 0) {
+		if (strncmp(info.name, "uspin_sched_", 12) == 0) {
+			p[n].fd = fd;
+			snprintf(p[n].name, sizeof(p[n].name), "%s", info.name);
+			p[n].ns = info.run_time_ns;
+			p[n].cnt = info.run_cnt;
+			n++;
 			continue;
-		memset(&info, 0, sizeof(info));
-		info.nr_map_ids = 8;
-		info.map_ids = (uint64_t)(uintptr_t)maps;
-		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
-		    strncmp(info.name, "uspin_sched_", 12) == 0) {
-			for (i = 0; i < info.nr_map_ids && i < 8; i++)
-				if (maps[i] == map_id)
-					break;
-			if (i < info.nr_map_ids && i < 8) {
-				p[n].fd = fd;
-				snprintf(p[n].name, sizeof(p[n].name), "%s", info.name);
-				p[n].ns = info.run_time_ns;
-				p[n].cnt = info.run_cnt;
-				n++;
-				continue;
-			}
 		}
 		close(fd);
 	}

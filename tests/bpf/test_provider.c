@@ -185,32 +185,18 @@ static int prog_is_linked(uint32_t prog_id)
  */
 START_TEST(every_tracing_program_is_attached)
 {
-	uint32_t map_id, id = 0, maps[8];
-	int progs = 0;
+	struct bpf_prog_info info;
+	uint32_t map_id, id = 0;
+	int progs = 0, fd;
 
 	require_bpf();
 	map_id = ((const struct uspin_stated_status *)uspin_rs_view.alive)->map_id;
-	while (bpf_prog_get_next_id(id, &id) == 0) {
-		struct bpf_prog_info info;
-		__u32 len = sizeof(info), i;
-		int fd = bpf_prog_get_fd_by_id(id);
-
-		if (fd < 0)
-			continue;
-		memset(&info, 0, sizeof(info));
-		info.nr_map_ids = 8;
-		info.map_ids = (uint64_t)(uintptr_t)maps;
-		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
-		    info.type == BPF_PROG_TYPE_TRACING) {
-			for (i = 0; i < info.nr_map_ids && i < 8; i++)
-				if (maps[i] == map_id)
-					break;
-			if (i < info.nr_map_ids && i < 8) {
-				progs++;
-				ck_assert_msg(prog_is_linked(id),
-					      "program %s (id %u) is loaded but not attached",
-					      info.name, id);
-			}
+	while ((fd = next_prog_using_map(map_id, &id, &info)) >= 0) {
+		if (info.type == BPF_PROG_TYPE_TRACING) {
+			progs++;
+			ck_assert_msg(prog_is_linked(id),
+				      "program %s (id %u) is loaded but not attached",
+				      info.name, id);
 		}
 		close(fd);
 	}
