@@ -52,8 +52,9 @@ CXX       ?= g++
 WARN      := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
              -Wpointer-arith -Wno-unused-parameter $(WERROR_FLAG)
 CFLAGS    ?= -O2 -g
+# LDFLAGS (empty here) reaches the links of what gets installed.
 CFLAGS    += -std=gnu11 -fPIC -pthread $(WARN)
-CPPFLAGS  += -D_GNU_SOURCE -Ilibuspin -Ivdso
+CPPFLAGS  += -D_GNU_SOURCE -Iinclude -Ilibuspin -Ivdso
 # Each compile writes the headers it read into a .d file next to its
 # output (included at the end); -MP keeps a deleted header from breaking
 # the build.
@@ -99,6 +100,7 @@ include tests/model/build.mk
 include tests/nptl/build.mk
 include kernel/kernel.mk
 include bench/bench.mk
+include debian/deb.mk
 
 all: $(PRODUCT_TARGETS)
 
@@ -106,7 +108,7 @@ all: $(PRODUCT_TARGETS)
 # after a plain `make` must see every warning): the file changes only
 # when they do.
 # (STAMP_FLAGS is expanded here, so per-target additions do not count.)
-STAMP_FLAGS := $(CC) $(CPPFLAGS) $(CFLAGS)
+STAMP_FLAGS := $(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS)
 $(FLAGS_STAMP): FORCE
 	@mkdir -p $(@D); f='$(STAMP_FLAGS)'; \
 	  [ "$$f" = "$$(cat $@ 2>/dev/null)" ] || echo "$$f" > $@
@@ -135,8 +137,8 @@ deps-kernel: ; $(call deps-install,$(DEB_KERNEL))
 deps-bench:  ; $(call deps-install,$(DEB_BENCH))
 deps-apps:   ; $(call deps-install,$(DEB_APPS))
 # What `make check` needs.
-deps:        ; $(call deps-install,$(DEB_TEST) $(DEB_KERNEL) $(DEB_BENCH_BUILD))
-deps-all:    ; $(call deps-install,$(DEB_TEST) $(DEB_KERNEL) $(DEB_BENCH) $(DEB_APPS))
+deps:        ; $(call deps-install,$(DEB_TEST) $(DEB_KERNEL) $(DEB_BENCH_BUILD) $(DEB_PACKAGING))
+deps-all:    ; $(call deps-install,$(DEB_TEST) $(DEB_KERNEL) $(DEB_BENCH) $(DEB_APPS) $(DEB_PACKAGING))
 
 guest-bins: $(GUEST_BINS)
 

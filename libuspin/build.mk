@@ -36,12 +36,12 @@ $(LIBUSPIN_A): $(LIB_OBJS)
 
 # Only the uspin.h API is exported from the shared object.
 $(LIBUSPIN_SO): $(LIB_OBJS) libuspin/libuspin.map
-	$(CC) $(CFLAGS) -shared -Wl,-soname,libuspin.so.$(USPIN_SOVERSION) \
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libuspin.so.$(USPIN_SOVERSION) \
 	  -Wl,--version-script=libuspin/libuspin.map -o $@ $(filter %.o,$^) -pthread
 	ln -sf libuspin.so $(BUILD)/libuspin.so.$(USPIN_SOVERSION)
 
 $(USPIN_INFO): libuspin/uspin-info.c $(LIBUSPIN_A) $(FLAGS_STAMP)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(LIBUSPIN_A) -pthread
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) -o $@ $< $(LIBUSPIN_A) -pthread
 
 $(BUILD)/guest/uspin-info: libuspin/uspin-info.c $(LIBUSPIN_A) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
@@ -64,7 +64,7 @@ INSTALLED_FILES = $(INCLUDEDIR)/uspin.h $(LIBDIR)/libuspin.a \
 install: install-lib
 install-lib: $(LIB_TARGETS)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR)
-	install -m 644 libuspin/uspin.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 include/uspin.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(LIBUSPIN_A) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(LIBUSPIN_SO) $(DESTDIR)$(LIBDIR)/libuspin.so.$(USPIN_VERSION)
 	ln -sf libuspin.so.$(USPIN_VERSION) $(DESTDIR)$(LIBDIR)/libuspin.so.$(USPIN_SOVERSION)

@@ -24,7 +24,7 @@
  * mark of an older generation is a renewal that a fork cut short: it is
  * renewed again.
  */
-#include "mutex_impl.h"
+#include "process.h"
 
 #define RENEWING	0x80000000u
 

@@ -25,7 +25,7 @@
 #include <limits.h>
 
 #include "futex_ops.h"
-#include "mutex_impl.h"
+#include "internal.h"
 
 /* ---- wrefs: glibc's __wrefs layout, so glibc's init bits mean the same ---- */
 #define COND_SHARED		0x1u	/* process-shared */

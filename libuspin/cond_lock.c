@@ -6,6 +6,7 @@
  * protocol: 2 = taken, maybe with sleepers).
  */
 #include "cond_impl.h"
+#include "setup.h"
 
 #define COND_LOCK_SPINS	100
 

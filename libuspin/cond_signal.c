@@ -12,6 +12,7 @@
  * waiter that holds the mutex again (the "duty" in state).
  */
 #include "cond_impl.h"
+#include "mutex_flags.h"
 
 /*
  * Under the lock: the waiters' mutex, if the caller holds it and waiters

@@ -26,6 +26,8 @@
 #include <pthread.h>
 
 #include "cond_impl.h"
+#include "mutex_flags.h"
+#include "mutex_slow.h"
 
 struct cond_waiter {
 	uspin_cond_t *c;

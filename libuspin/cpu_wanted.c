@@ -7,8 +7,8 @@
  */
 #include <sched.h>
 
-#include "mutex_impl.h"
 #include "cpu_wanted.h"
+#include "internal.h"
 
 void uspin_cpu_want_begin(struct uspin_cpu_want *w)
 {

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mutex_impl.h"
 #include "robust_list.h"
 #include "running_state.h"
+#include "setup.h"
 
 /* kernel.pid_max as it is now (it can be raised after boot), or 0. */
 static uint32_t read_pid_max(void)

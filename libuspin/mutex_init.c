@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "mutex_impl.h"
+#include "mutex_flags.h"
 
 int uspin_mutex_init(uspin_mutex_t *m, unsigned int flags)
 {

@@ -9,8 +9,14 @@
 
 #include "cycles.h"
 #include "futex_ops.h"
-#include "mutex_impl.h"
+#include "mutex_flags.h"
+#include "mutex_slow.h"
+#include "policy.h"
+#include "process.h"
 #include "robust_list.h"
+#include "setup.h"
+#include "spin.h"
+#include "stats.h"
 
 /*
  * Called with the word just taken by @tid.  A set FUTEX_OWNER_DIED means the

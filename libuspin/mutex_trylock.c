@@ -5,7 +5,9 @@
  */
 #include <errno.h>
 
-#include "mutex_impl.h"
+#include "mutex_flags.h"
+#include "mutex_slow.h"
+#include "process.h"
 #include "robust_list.h"
 
 static int trylock_word(uspin_mutex_t *m, uint32_t tid)

@@ -9,8 +9,12 @@
 #include <errno.h>
 
 #include "futex_ops.h"
-#include "mutex_impl.h"
+#include "mutex_flags.h"
+#include "mutex_slow.h"
+#include "process.h"
 #include "robust_list.h"
+#include "setup.h"
+#include "spin.h"
 
 void uspin_release_word(uspin_mutex_t *m, uint32_t tid)
 {

@@ -22,7 +22,8 @@
  *     Robust ones are not inherited, as glibc's _Fork empties the child's
  *     robust list; shared ones still belong to the parent's thread.
  */
-#include "mutex_impl.h"
+#include "mutex_flags.h"
+#include "process.h"
 
 int uspin_mutex_owned(const uspin_mutex_t *m)
 {

@@ -4,7 +4,8 @@
  * which spin phase, then which kernel call.  The fallback matrix of
  * docs/design.md lives here and nowhere else.
  */
-#include "mutex_impl.h"
+#include "policy.h"
+#include "setup.h"
 
 /*
  * The one table of policy names.  The build reads it too, one

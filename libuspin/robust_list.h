@@ -6,7 +6,7 @@
 #ifndef USPIN_ROBUST_LIST_H
 #define USPIN_ROBUST_LIST_H
 
-#include "mutex_impl.h"
+#include "internal.h"
 
 /* Whether this thread's robust list can be joined (see robust_list.c). */
 int uspin_robust_list_available(void) USPIN_HIDDEN;

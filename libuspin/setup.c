@@ -22,8 +22,9 @@
 
 #include "cycles.h"
 #include "futex_ops.h"
-#include "mutex_impl.h"
+#include "process.h"
 #include "running_state.h"
+#include "setup.h"
 #include "spinners.h"
 
 struct uspin_setup uspin_setup_state;
@@ -37,9 +38,9 @@ __thread uint64_t uspin_cycles_fallback __attribute__((tls_model("initial-exec")
 #define SPIN_MAX_NS		40000u
 #define USER_SPIN_MAX_NS	200000u
 /*
- * A spinner whose CPU other tasks want spins on for at most four times
- * this mutex's recent successful waits, and never past a scheduler slice
- * (about 1 ms: the scheduler would take the CPU then anyway).
+ * A spinner whose CPU other tasks want spins on for at most twice this
+ * mutex's typical contended hold (spin.c), and never past a scheduler
+ * slice (about 1 ms: the scheduler would take the CPU then anyway).
  */
 #define SHARED_SPIN_MAX_NS	1000000u
 #define HANDOFF_AFTER_NS	1000000u
@@ -230,7 +231,7 @@ static void read_spin_cap_env(struct uspin_setup *s)
 	s->spin_cap_from_env = 1;
 }
 
-/* USPIN_SHADOW=1: shadow mode for the blind spins (mutex_impl.h). */
+/* USPIN_SHADOW=1: shadow mode for the blind spins (setup.h). */
 static void read_shadow_env(struct uspin_setup *s)
 {
 	const char *env = getenv("USPIN_SHADOW");

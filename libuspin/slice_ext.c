@@ -29,7 +29,7 @@ extern const ptrdiff_t __rseq_offset __attribute__((weak));
 extern const unsigned int __rseq_size __attribute__((weak));
 #endif
 
-#include "mutex_impl.h"
+#include "setup.h"
 
 /* The calling thread's area, or NULL if glibc registered none. */
 static struct uspin_rseq_slice_ctrl *thread_slice_ctrl(void)

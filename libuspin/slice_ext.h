@@ -79,5 +79,7 @@ static inline int uspin_slice_after_lock(int r)
  * that ran setup: enable it per USPIN_SLICE_EXT where the kernel can.
  */
 void uspin_slice_thread_init(void) USPIN_HIDDEN;
+/* Test hook (uspin_testing.h). */
+int uspin_slice_force(int on) USPIN_HIDDEN;
 
 #endif

@@ -46,10 +46,14 @@
 
 #include "cpu_wanted.h"
 #include "cycles.h"
-#include "mutex_impl.h"
+#include "mutex_flags.h"
+#include "policy.h"
 #include "running_state.h"
+#include "setup.h"
+#include "spin.h"
 #include "spin_tuning.h"
 #include "spinners.h"
+#include "stats.h"
 
 static inline uint32_t estimate_of(const uspin_mutex_t *m)
 {

@@ -46,9 +46,12 @@
 #include <sys/mman.h>
 
 #include "cycles.h"
-#include "mutex_impl.h"
+#include "process.h"
 #include "running_state.h"
+#include "setup.h"
+#include "spin.h"
 #include "spinners.h"
+#include "stats.h"
 
 /* ---- the queue's nodes ---- */
 

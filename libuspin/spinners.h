@@ -7,7 +7,7 @@
 #ifndef USPIN_SPINNERS_H
 #define USPIN_SPINNERS_H
 
-#include "mutex_impl.h"
+#include "internal.h"
 
 /* A spin phase's place among the spinners of its mutex. */
 struct uspin_spinner {

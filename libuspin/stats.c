@@ -7,7 +7,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "mutex_impl.h"
+#include "setup.h"
+#include "stats.h"
 
 USPIN_TLS struct uspin_stats uspin_stats;
 

@@ -26,8 +26,8 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "mutex_impl.h"
 #include "pid_namespace.h"
+#include "process.h"
 #include "robust_list.h"
 #include "running_state.h"
 

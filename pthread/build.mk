@@ -15,14 +15,14 @@ MAN_PAGES   += pthread/uspin-run.1
 # -Bsymbolic-functions: the C11 wrappers and the condvar call our
 # pthread_mutex_* directly, not through the PLT.
 $(DROPIN_SO): $(DROPIN_OBJS) $(LIBUSPIN_A) pthread/libuspin-pthread.map
-	$(CC) $(CFLAGS) -shared -Wl,-soname,libuspin-pthread.so \
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,libuspin-pthread.so \
 	  -Wl,--version-script=pthread/libuspin-pthread.map -Wl,-Bsymbolic-functions \
 	  -Wl,-z,now -o $@ $(DROPIN_OBJS) $(LIBUSPIN_A) -pthread
 
 # uspin-run looks for the drop-in next to itself, in ../lib, then in
 # LIBDIR: a build for another LIBDIR must relink it.
 $(USPIN_RUN): pthread/uspin-run.c $(BUILD)/gen/policy_names.h $(FLAGS_STAMP) $(BUILD)/.libdir
-	$(CC) $(CPPFLAGS) -I$(BUILD)/gen $(CFLAGS) $(DEPFLAGS) -DUSPIN_LIBDIR='"$(LIBDIR)"' \
+	$(CC) $(CPPFLAGS) -I$(BUILD)/gen $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) -DUSPIN_LIBDIR='"$(LIBDIR)"' \
 	  -DUSPIN_VERSION='"$(USPIN_VERSION)"' -o $@ $<
 # uspin-run checks --policy against libuspin's table without linking the
 # library: USPIN_POLICIES (libuspin/build.mk), one initializer a line,

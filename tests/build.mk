@@ -3,12 +3,23 @@
 # Each check is a step of a tier (Makefile: TEST_STEPS, CHECK_STEPS,
 # FULL_STEPS); the other test folders have fragments of their own,
 # included here.
+
+# tests/scenarios/: the scenarios test-uspin and test-dropin both run
+# (and the torture test's lock table), through the lock API of
+# tests/scenarios/ops.c: uspin_* as it is, pthread_* with -DLOCK_OPS_PTHREAD
+# (then without any uspin header).
+LOCK_OPS_SRC  := tests/scenarios/ops.c
+SCENARIO_SRCS := tests/scenarios/cond.c tests/scenarios/process.c \
+                 tests/scenarios/kill.c
+SCENARIO_HDRS := $(wildcard tests/scenarios/*.h) tests/test_common.h \
+                 tests/check_suites.h tests/sys_util.h
 TEST_SRCS := tests/test_main.c tests/test_errors.c tests/test_timed.c \
              tests/test_stress.c tests/test_shared.c tests/test_policy.c \
              tests/test_vdso_sym.c tests/test_running_state.c \
              tests/test_setup.c tests/test_process.c tests/test_fairness.c \
              tests/test_cond.c tests/test_spin.c tests/test_kill.c \
-             tests/test_slice_ext.c tests/test_shapes.c tests/kill_harness.c
+             tests/test_slice_ext.c tests/test_shapes.c \
+             $(SCENARIO_SRCS) $(LOCK_OPS_SRC)
 TEST_USPIN := $(BUILD)/test-uspin
 TEST_OBJS  = $(patsubst %.c,$(BUILD)/obj/%.o,$(TEST_SRCS))
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt)
@@ -49,9 +60,9 @@ check-lockpath: $(TEST_LOCKPATH)
 # warning here is the defect tested, whatever WERROR says).
 check-header:
 	echo '#include "uspin.h"' | $(CC) -std=c11 -pedantic -Wall -Wextra -Werror \
-	  -Ilibuspin -fsyntax-only -x c -
+	  -Iinclude -fsyntax-only -x c -
 	echo '#include "uspin.h"' | $(CXX) -std=c++11 -pedantic -Wall -Wextra -Werror \
-	  -Ilibuspin -fsyntax-only -x c++ -
+	  -Iinclude -fsyntax-only -x c++ -
 
 # The installed tree, as a distribution would stage it (DESTDIR, a
 # multiarch LIBDIR): every file where it belongs, pkg-config's view of it,

@@ -10,27 +10,12 @@
  */
 #include <errno.h>
 #include <linux/futex.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
 
-#include "mutex_impl.h"
+#include "scenarios/cond.h"
+#include "setup.h"
 #include "test_util.h"
 #include "uspin_testing.h"
-
-/* Wait up to 10 s for *flag to become non-zero. */
-static int wait_flag(volatile int *flag)
-{
-	int i;
-
-	for (i = 0; i < 100000; i++) {
-		if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
-			return 1;
-		usleep(100);
-	}
-	return 0;
-}
 
 /* Wait up to 10 s until @n waiters sleep in @c (joined, mutex released). */
 static void wait_waiters(uspin_cond_t *c, uspin_mutex_t *m, uint32_t n)
@@ -324,158 +309,38 @@ START_TEST(broadcast_wakes_all)
 END_TEST
 
 /*
- * Broadcast phases: N threads wait for the phase to change, the last to
- * arrive advances it and broadcasts.  Mixed with signals to a second
- * condvar.  Nobody may miss a phase.
+ * Broadcast phases (scenarios/cond.c): six threads, broadcasts from
+ * inside the mutex.
  */
-struct phases {
-	uspin_mutex_t m;
-	uspin_cond_t c;
-	int n, arrived, phase, rounds;
-	long missed;
-};
-
-static void *phase_main(void *arg)
-{
-	struct phases *p = arg;
-	int r;
-
-	for (r = 0; r < p->rounds; r++) {
-		int mine;
-
-		uspin_mutex_lock(&p->m);
-		mine = p->phase;
-		if (++p->arrived == p->n) {
-			p->arrived = 0;
-			p->phase++;
-			uspin_cond_broadcast(&p->c);
-		} else {
-			while (p->phase == mine)
-				if (uspin_cond_wait(&p->c, &p->m) != 0)
-					p->missed++;
-		}
-		if (p->phase != mine + 1)
-			p->missed++;
-		uspin_mutex_unlock(&p->m);
-	}
-	return NULL;
-}
-
 START_TEST(broadcast_phases)
 {
-	struct phases p = { .n = 6 };
-	pthread_t t[6];
-	int i;
+	struct sc_phases_cfg cfg = { .threads = 6, .rounds = (int)test_scaled(300) };
+	uspin_mutex_t m;
 
 	uspin_force_stock_kernel = _i & 1;
-	ck_assert_int_eq(uspin_mutex_init(&p.m, policy_nr(_i / 2)), 0);
-	ck_assert_int_eq(uspin_cond_init(&p.c, 0), 0);
-	p.rounds = (int)test_scaled(300);
-	for (i = 0; i < p.n; i++)
-		ck_assert_int_eq(pthread_create(&t[i], NULL, phase_main, &p), 0);
-	for (i = 0; i < p.n; i++)
-		pthread_join(t[i], NULL);
-	ck_assert_int_eq(p.phase, p.rounds);
-	ck_assert_int_eq(p.missed, 0);
-	ck_assert_int_eq(uspin_cond_destroy(&p.c), 0);
+	ck_assert_int_eq(uspin_mutex_init(&m, policy_nr(_i / 2)), 0);
+	sc_phases(&m, &cfg);
 	uspin_force_stock_kernel = 0;
 }
 END_TEST
 
 /*
- * Producer/consumer on a bounded queue with two condvars and signal;
- * consumers use timed waits with short deadlines in half the runs (a
- * timeout racing a signal must not lose it).
+ * Producer/consumer on a bounded queue (scenarios/cond.c); consumers use
+ * timed waits on CLOCK_MONOTONIC with short deadlines in half the runs
+ * (a timeout racing a signal must not lose it).
  */
-#define QCAP 4
-struct queue {
-	uspin_mutex_t m;
-	uspin_cond_t not_empty, not_full;
-	long buf[QCAP];
-	int head, count, timed;
-	long produced, consumed, sum, per_producer, timeouts;
-	int producers_left;
-};
-
-static void *producer_main(void *arg)
-{
-	struct queue *q = arg;
-	long i;
-
-	for (i = 1; i <= q->per_producer; i++) {
-		uspin_mutex_lock(&q->m);
-		while (q->count == QCAP)
-			uspin_cond_wait(&q->not_full, &q->m);
-		q->buf[(q->head + q->count++) % QCAP] = i;
-		q->produced++;
-		uspin_cond_signal(&q->not_empty);
-		uspin_mutex_unlock(&q->m);
-	}
-	uspin_mutex_lock(&q->m);
-	if (--q->producers_left == 0)
-		uspin_cond_broadcast(&q->not_empty);
-	uspin_mutex_unlock(&q->m);
-	return NULL;
-}
-
-static void *consumer_main(void *arg)
-{
-	struct queue *q = arg;
-
-	uspin_mutex_lock(&q->m);
-	for (;;) {
-		while (q->count == 0 && q->producers_left) {
-			if (q->timed) {
-				struct timespec d = deadline_in(CLOCK_MONOTONIC,
-								200000);
-
-				if (uspin_cond_clockwait(&q->not_empty, &q->m,
-							 CLOCK_MONOTONIC, &d) ==
-				    ETIMEDOUT)
-					q->timeouts++;
-			} else {
-				uspin_cond_wait(&q->not_empty, &q->m);
-			}
-		}
-		if (q->count == 0)
-			break;
-		q->sum += q->buf[q->head];
-		q->head = (q->head + 1) % QCAP;
-		q->count--;
-		q->consumed++;
-		uspin_cond_signal(&q->not_full);
-		if (q->consumed % 64 == 0) {
-			uspin_mutex_unlock(&q->m);
-			sched_yield();
-			uspin_mutex_lock(&q->m);
-		}
-	}
-	uspin_mutex_unlock(&q->m);
-	return NULL;
-}
-
 static void run_queue(unsigned int mflags, int timed, int np, int nc)
 {
-	struct queue *q = calloc(1, sizeof(*q));
-	pthread_t t[16];
-	int i;
+	struct sc_queue_cfg cfg = {
+		.producers = np, .consumers = nc,
+		.per_producer = test_scaled(3000),
+		.wait = timed ? SC_CLOCKWAIT_MONOTONIC : SC_WAIT,
+		.timeout_ns = 200000, .yield_every = 64,
+	};
+	uspin_mutex_t m;
 
-	ck_assert_int_eq(uspin_mutex_init(&q->m, mflags), 0);
-	q->timed = timed;
-	q->per_producer = test_scaled(3000);
-	q->producers_left = np;
-	for (i = 0; i < np; i++)
-		ck_assert_int_eq(pthread_create(&t[i], NULL, producer_main, q), 0);
-	for (i = 0; i < nc; i++)
-		ck_assert_int_eq(pthread_create(&t[np + i], NULL, consumer_main,
-						q), 0);
-	for (i = 0; i < np + nc; i++)
-		pthread_join(t[i], NULL);
-	ck_assert_int_eq(q->consumed, np * q->per_producer);
-	ck_assert_int_eq(q->sum, np * q->per_producer * (q->per_producer + 1) / 2);
-	ck_assert_int_eq(uspin_cond_destroy(&q->not_empty), 0);
-	ck_assert_int_eq(uspin_cond_destroy(&q->not_full), 0);
-	free(q);
+	ck_assert_int_eq(uspin_mutex_init(&m, mflags), 0);
+	sc_queue(&m, &cfg);
 }
 
 START_TEST(producer_consumer)
@@ -495,135 +360,57 @@ START_TEST(producer_consumer_robust_private)
 END_TEST
 
 /* ---- process-shared: parent and child on one condvar ---- */
-struct shared_cv {
-	uspin_mutex_t m;
-	uspin_cond_t c;
-	volatile int stage;
-	int child_ret;
-};
-
-static struct shared_cv *map_shared_cv(unsigned int mflags)
-{
-	struct shared_cv *s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
-				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-
-	ck_assert_ptr_ne(s, MAP_FAILED);
-	memset(s, 0, sizeof(*s));
-	ck_assert_int_eq(uspin_mutex_init(&s->m, USPIN_PROCESS_SHARED | mflags),
-			 0);
-	ck_assert_int_eq(uspin_cond_init(&s->c, USPIN_PROCESS_SHARED), 0);
-	return s;
-}
-
-static int child_status(pid_t pid)
-{
-	int status;
-
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 START_TEST(process_shared_ping_pong)
 {
-	struct shared_cv *s = map_shared_cv(_i ? USPIN_ROBUST : 0);
-	int rounds = (int)test_scaled(200), i;
-	pid_t pid = fork();
+	struct sc_pair *p = sc_pair_map(_i ? LK_ROBUST : LK_SHARED);
 
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		/* Child: odd stages. */
-		for (i = 0; i < rounds; i++) {
-			if (uspin_mutex_lock(&s->m))
-				_exit(2);
-			while (s->stage % 2 == 0)
-				if (uspin_cond_wait(&s->c, &s->m))
-					_exit(3);
-			s->stage++;
-			uspin_cond_broadcast(&s->c);
-			uspin_mutex_unlock(&s->m);
-		}
-		_exit(0);
-	}
-	for (i = 0; i < rounds; i++) {
-		ck_assert_int_eq(uspin_mutex_lock(&s->m), 0);
-		while (s->stage % 2 == 1)
-			ck_assert_int_eq(uspin_cond_wait(&s->c, &s->m), 0);
-		s->stage++;
-		uspin_cond_signal(&s->c);
-		ck_assert_int_eq(uspin_mutex_unlock(&s->m), 0);
-	}
-	ck_assert_int_eq(child_status(pid), 0);
-	ck_assert_int_eq(s->stage, 2 * rounds);
-	munmap(s, sizeof(*s));
+	sc_ping_pong(p, (int)test_scaled(200));
+	sc_pair_unmap(p);
 }
 END_TEST
 
 /*
  * Robust: the thread that signals dies holding the mutex; the waiter's
- * wait returns EOWNERDEAD with the mutex held.  Also across processes.
+ * wait returns EOWNERDEAD with the mutex held, and no wait returned
+ * before that.  Also across processes.
  */
-static void *signal_and_die(void *arg)
-{
-	struct shared_cv *s = arg;
-
-	uspin_mutex_lock(&s->m);
-	s->stage = 1;
-	uspin_cond_signal(&s->c);
-	return NULL;	/* exits holding the mutex */
-}
-
 START_TEST(robust_owner_dies_after_signal)
 {
-	struct shared_cv *s = map_shared_cv(USPIN_ROBUST);
-	pthread_t t;
-	pid_t pid;
+	struct sc_pair *p = sc_pair_map(LK_ROBUST);
 
-	ck_assert_int_eq(uspin_mutex_lock(&s->m), 0);
-	if (_i == 0) {
-		ck_assert_int_eq(pthread_create(&t, NULL, signal_and_die, s), 0);
-		pid = 0;
-	} else {
-		pid = fork();
-		ck_assert_int_ge(pid, 0);
-		if (pid == 0) {
-			signal_and_die(s);
-			_exit(0);
-		}
-	}
-	while (s->stage == 0)
-		ck_assert_int_eq(uspin_cond_wait(&s->c, &s->m), EOWNERDEAD);
-	ck_assert_uint_eq(WORD_TID(s->m.word), sys_gettid());
-	ck_assert_int_eq(uspin_mutex_consistent(&s->m), 0);
-	ck_assert_int_eq(uspin_mutex_unlock(&s->m), 0);
-	if (pid)
-		ck_assert_int_eq(child_status(pid), 0);
-	else
-		pthread_join(t, NULL);
-	ck_assert_int_eq(uspin_mutex_lock(&s->m), 0);
-	ck_assert_int_eq(uspin_mutex_unlock(&s->m), 0);
-	munmap(s, sizeof(*s));
+	ck_assert_int_eq(sc_owner_dies_after_signal(p, _i, 0), 0);
+	sc_pair_unmap(p);
 }
 END_TEST
 
 /* ---- cancellation ---- */
+START_TEST(cancel_reacquires_before_cleanup)
+{
+	uspin_mutex_t m = USPIN_MUTEX_INITIALIZER;
+	uspin_cond_t c = USPIN_COND_INITIALIZER;
+
+	sc_cancel_in_wait(&m, &c);	/* scenarios/cond.c */
+	/* It left the condvar: no waiter counted, destroy works. */
+	ck_assert_uint_eq(c.g1_unsignalled + c.g2_size, 0);
+	ck_assert_int_eq(uspin_cond_destroy(&c), 0);
+	ck_assert_uint_eq(m.word, 0);
+}
+END_TEST
+
+/* A waiter that may be cancelled, or return once *predicate holds. */
 struct cancel_arg {
 	uspin_mutex_t *m;
 	uspin_cond_t *c;
 	volatile int *predicate;
 	volatile int started;
-	uint32_t tid;
-	volatile uint32_t owner_in_cleanup;
-	volatile int cleanup_ran;
 	volatile int returned;	/* the wait loop ended: not cancelled */
 	int ret;
 };
 
-static void cancel_cleanup_check(void *arg)
+static void cancel_unlock(void *arg)
 {
 	struct cancel_arg *a = arg;
 
-	a->owner_in_cleanup = WORD_TID(a->m->word);
-	a->cleanup_ran = 1;
 	uspin_mutex_unlock(a->m);
 }
 
@@ -631,9 +418,8 @@ static void *cancel_waiter(void *arg)
 {
 	struct cancel_arg *a = arg;
 
-	a->tid = sys_gettid();
 	uspin_mutex_lock(a->m);
-	pthread_cleanup_push(cancel_cleanup_check, a);
+	pthread_cleanup_push(cancel_unlock, a);
 	__atomic_store_n(&a->started, 1, __ATOMIC_RELEASE);
 	while (!*a->predicate)
 		a->ret = uspin_cond_wait(a->c, a->m);
@@ -641,30 +427,6 @@ static void *cancel_waiter(void *arg)
 	pthread_cleanup_pop(1);
 	return NULL;
 }
-
-START_TEST(cancel_reacquires_before_cleanup)
-{
-	uspin_mutex_t m = USPIN_MUTEX_INITIALIZER;
-	uspin_cond_t c = USPIN_COND_INITIALIZER;
-	volatile int never = 0;
-	struct cancel_arg a = { .m = &m, .c = &c, .predicate = &never };
-	pthread_t t;
-	void *res;
-
-	ck_assert_int_eq(pthread_create(&t, NULL, cancel_waiter, &a), 0);
-	ck_assert(wait_flag(&a.started));
-	wait_waiters(&c, &m, 1);
-	ck_assert_int_eq(pthread_cancel(t), 0);
-	ck_assert_int_eq(pthread_join(t, &res), 0);
-	ck_assert_ptr_eq(res, PTHREAD_CANCELED);
-	ck_assert_int_eq(a.cleanup_ran, 1);
-	ck_assert_uint_eq(a.owner_in_cleanup, a.tid);
-	/* It left the condvar: no waiter counted, destroy works. */
-	ck_assert_uint_eq(c.g1_unsignalled + c.g2_size, 0);
-	ck_assert_int_eq(uspin_cond_destroy(&c), 0);
-	ck_assert_uint_eq(m.word, 0);
-}
-END_TEST
 
 /*
  * Cancel one of two waiters while signalling once: the signal must reach

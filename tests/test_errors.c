@@ -217,8 +217,8 @@ END_TEST
 
 Suite *suite_errors(void)
 {
-	Suite *s = suite_create("errors");
-	TCase *tc = tcase_create("errors");
+	TCase *tc;
+	Suite *s = check_suite_one("errors", 0, &tc);
 
 	tcase_add_test(tc, init_rejects_unknown_flags);
 	tcase_add_test(tc, initializer_is_a_working_mutex);
@@ -233,6 +233,5 @@ Suite *suite_errors(void)
 			    NR_POLICIES * 2);
 	tcase_add_loop_test(tc, unlock_without_consistent_is_not_recoverable,
 			    0, NR_POLICIES);
-	suite_add_tcase(s, tc);
 	return s;
 }

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "cycles.h"
-#include "mutex_impl.h"
+#include "setup.h"
 #include "test_util.h"
 #include "uspin_testing.h"
 
@@ -234,14 +234,12 @@ END_TEST
 
 Suite *suite_fairness(void)
 {
-	Suite *s = suite_create("fairness");
-	TCase *tc = tcase_create("fairness");
+	TCase *tc;
+	Suite *s = check_suite_one("fairness", 60, &tc);
 
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, unlock_hands_the_word_to_the_requester);
 	tcase_add_test(tc, timed_out_requester_withdraws);
 	tcase_add_test(tc, spinner_stops_for_a_pending_handoff);
 	tcase_add_loop_test(tc, worst_wait_at_64_threads, 0, 4);
-	suite_add_tcase(s, tc);
 	return s;
 }

@@ -26,8 +26,8 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
-#include "mutex_impl.h"
 #include "running_state.h"
+#include "setup.h"
 #include "test_util.h"
 #include "uspin_testing.h"
 

@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mutex_impl.h"
+#include "mutex_flags.h"
+#include "policy.h"
 #include "running_state.h"
+#include "setup.h"
 #include "spin_tuning.h"
 #include "test_util.h"
 #include "uspin_testing.h"
@@ -171,8 +173,8 @@ END_TEST
 
 Suite *suite_policy(void)
 {
-	Suite *s = suite_create("policy");
-	TCase *tc = tcase_create("policy");
+	TCase *tc;
+	Suite *s = check_suite_one("policy", 0, &tc);
 
 	tcase_add_test(tc, auto_is_the_best_on_offer);
 	tcase_add_test(tc, stock_kernel_fallback_matrix);
@@ -180,6 +182,5 @@ Suite *suite_policy(void)
 	tcase_add_test(tc, spin_budget_rule);
 	tcase_add_test(tc, hold_median_rule);
 	tcase_add_test(tc, before_setup_every_mutex_blocks);
-	suite_add_tcase(s, tc);
 	return s;
 }

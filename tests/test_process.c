@@ -12,8 +12,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 
+#include "scenarios/process.h"
 #include "test_util.h"
 
 /* Make the parent's TID cache valid and used before it forks. */
@@ -54,14 +54,6 @@ static int child_checks_its_tid(void)
 	return 0;
 }
 
-static int wait_status(pid_t pid)
-{
-	int status;
-
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
 enum how { HOW_FORK, HOW__FORK, HOW_CLONE };
 
 static pid_t make_child(enum how how)
@@ -87,7 +79,7 @@ START_TEST(child_locks_with_its_own_tid)
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0)
 		_exit(child_checks_its_tid());
-	ck_assert_int_eq(wait_status(pid), 0);
+	ck_assert_int_eq(check_child_status(pid), 0);
 	/* ... and the parent's cache is still its own. */
 	warm_tid_cache();
 }
@@ -109,17 +101,6 @@ static struct shared_mutex *map_shared_robust(void)
 	return s;
 }
 
-/* The parent's next lock reports the death and recovers the mutex. */
-static void assert_owner_died(struct shared_mutex *s)
-{
-	ck_assert_int_eq(uspin_mutex_lock(&s->m), EOWNERDEAD);
-	ck_assert_uint_eq(s->m.word & FUTEX_TID_MASK, sys_gettid());
-	ck_assert_int_eq(uspin_mutex_consistent(&s->m), 0);
-	ck_assert_int_eq(uspin_mutex_unlock(&s->m), 0);
-	ck_assert_int_eq(uspin_mutex_lock(&s->m), 0);
-	ck_assert_int_eq(uspin_mutex_unlock(&s->m), 0);
-}
-
 START_TEST(child_dying_with_robust_mutex_held)
 {
 	struct shared_mutex *s = map_shared_robust();
@@ -135,8 +116,8 @@ START_TEST(child_dying_with_robust_mutex_held)
 			_exit(3);
 		_exit(0);	/* dies holding it */
 	}
-	ck_assert_int_eq(wait_status(pid), 0);
-	assert_owner_died(s);
+	ck_assert_int_eq(check_child_status(pid), 0);
+	sc_lock_after_owner_died(&s->m);
 	munmap(s, sizeof(*s));
 }
 END_TEST
@@ -174,35 +155,21 @@ START_TEST(vfork_exec_child_dying_with_robust_mutex_held)
 		_exit(127);
 	}
 	ck_assert_int_gt(pid, 0);
-	ck_assert_int_eq(wait_status(pid), 0);
-	assert_owner_died(s);
+	ck_assert_int_eq(check_child_status(pid), 0);
+	sc_lock_after_owner_died(&s->m);
 	munmap(s, sizeof(*s));
 	close(fd);
 }
 END_TEST
 
 /* A thread of ours exits holding a private robust mutex. */
-static void *lock_and_exit(void *arg)
-{
-	uspin_mutex_t *m = arg;
-
-	return (void *)(long)uspin_mutex_lock(m);
-}
-
 START_TEST(private_robust_owner_thread_exits)
 {
 	uspin_mutex_t m;
-	pthread_t t;
-	void *ret;
 
 	ck_assert_int_eq(uspin_mutex_init(&m, USPIN_ROBUST |
 					  USPIN_POLICY_BLOCK), 0);
-	ck_assert_int_eq(pthread_create(&t, NULL, lock_and_exit, &m), 0);
-	ck_assert_int_eq(pthread_join(t, &ret), 0);
-	ck_assert_int_eq((long)ret, 0);
-	ck_assert_int_eq(uspin_mutex_lock(&m), EOWNERDEAD);
-	ck_assert_int_eq(uspin_mutex_consistent(&m), 0);
-	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
+	sc_owner_thread_exits(&m);
 }
 END_TEST
 
@@ -293,10 +260,9 @@ END_TEST
 
 Suite *suite_process(void)
 {
-	Suite *s = suite_create("process");
-	TCase *tc = tcase_create("process");
+	TCase *tc;
+	Suite *s = check_suite_one("process", 30, &tc);
 
-	tcase_set_timeout(tc, 30);
 	tcase_add_loop_test(tc, child_locks_with_its_own_tid, HOW_FORK, HOW_CLONE + 1);
 	tcase_add_loop_test(tc, child_dying_with_robust_mutex_held, HOW_FORK,
 			    HOW_CLONE + 1);
@@ -304,6 +270,5 @@ Suite *suite_process(void)
 	tcase_add_test(tc, private_robust_owner_thread_exits);
 	tcase_add_test(tc, private_robust_sleeper_woken_by_death);
 	tcase_add_test(tc, lock_held_across_first_pthread_create);
-	suite_add_tcase(s, tc);
 	return s;
 }

@@ -18,7 +18,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
-#include "mutex_impl.h"
+#include "internal.h"
 #include "running_state.h"
 #include "test_util.h"
 
@@ -395,17 +395,15 @@ END_TEST
 
 Suite *suite_running_state(void)
 {
-	Suite *s = suite_create("running-state");
-	TCase *tc = tcase_create("running-state");
+	TCase *tc;
+	Suite *s = check_suite_one("running-state", 300, &tc);
 
 	if (getenv("USPIN_TEST_RS_SELF_CHECK"))
 		exit(self_check_after_exec());
-	tcase_set_timeout(tc, 300);
 	if (getenv("USPIN_RS_REQUIRE") && *getenv("USPIN_RS_REQUIRE")) {
 		tcase_add_test(tc, required_provider_is_attached);
 	} else if (strcmp(uspin_running_state_provider(), "none") == 0) {
 		printf("SKIP: running-state: no running-state provider attached (8 checks not run)\n");
-		suite_add_tcase(s, tc);
 		return s;
 	}
 	tcase_add_test(tc, busy_thread_reads_on);
@@ -420,6 +418,5 @@ Suite *suite_running_state(void)
 		tcase_add_test(tc, store_into_mapping_is_sigsegv);
 	tcase_add_test(tc, fork_and_exec_keep_the_mapping);
 	tcase_add_test(tc, user_adaptive_does_not_burn_cpu_when_oversubscribed);
-	suite_add_tcase(s, tc);
 	return s;
 }

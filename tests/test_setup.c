@@ -12,7 +12,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "mutex_impl.h"
+#include "policy.h"
+#include "setup.h"
 #include "test_util.h"
 
 /* `test-uspin --info`: one key=value per line, for the cases below. */
@@ -293,8 +294,8 @@ END_TEST
 
 Suite *suite_setup(void)
 {
-	Suite *s = suite_create("setup");
-	TCase *tc = tcase_create("setup");
+	TCase *tc;
+	Suite *s = check_suite_one("setup", 0, &tc);
 
 	tcase_add_test(tc, policy_env_overrides_auto);
 	tcase_add_test(tc, policy_env_bad_value_is_reported_and_ignored);
@@ -306,6 +307,5 @@ Suite *suite_setup(void)
 	tcase_add_test(tc, provider_unknown_name_falls_back_to_none);
 	tcase_add_test(tc, one_cpu_in_the_affinity_mask_never_spins);
 	tcase_add_test(tc, ncpus_is_the_affinity_mask);
-	suite_add_tcase(s, tc);
 	return s;
 }

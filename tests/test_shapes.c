@@ -19,24 +19,14 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
-#include "mutex_impl.h"
+#include "process.h"
+#include "scenarios/process.h"
 #include "test_util.h"
-
-#define CHILD_HUNG	70
-
-static int wait_status(pid_t pid)
-{
-	int status;
-
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
 
 static void child_hung(int sig)
 {
-	_exit(CHILD_HUNG);
+	_exit(SC_CHILD_HUNG);
 }
 
 /* ---- fork ---- */
@@ -79,7 +69,7 @@ START_TEST(fork_child_owns_what_its_forking_thread_held)
 			_exit(16);
 		_exit(0);
 	}
-	ck_assert_int_eq(wait_status(pid), 0);
+	ck_assert_int_eq(check_child_status(pid), 0);
 	ck_assert_int_eq(uspin_mutex_unlock(s), 0);
 	ck_assert_int_eq(uspin_mutex_unlock(&r), 0);
 	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
@@ -169,7 +159,7 @@ START_TEST(fork_child_drops_its_parents_claims)
 			_exit(30);
 		_exit(child_contends(&m));
 	}
-	ck_assert_int_eq(wait_status(pid), 0);
+	ck_assert_int_eq(check_child_status(pid), 0);
 	m.spinner = 0;
 	m.handoff = 0;
 	m.robust_next = NULL;
@@ -192,8 +182,10 @@ static void wait_step(int *step)
 }
 
 /* The first child: takes the mutex, holds it until the second is done. */
-static int ns_holder(struct ns_shared *s)
+static int ns_holder(void *arg)
 {
+	struct ns_shared *s = arg;
+
 	s->tid[0] = (pid_t)sys_gettid();
 	if (uspin_mutex_lock(&s->m) != 0)
 		return 40;
@@ -206,8 +198,9 @@ static int ns_holder(struct ns_shared *s)
  * The second child, the same TID in another namespace: the word names
  * its number, but the lock is not its own.
  */
-static int ns_other(struct ns_shared *s)
+static int ns_other(void *arg)
 {
+	struct ns_shared *s = arg;
 	struct timespec ts;
 	int r;
 
@@ -232,56 +225,16 @@ static int ns_other(struct ns_shared *s)
 	return uspin_mutex_unlock(&s->m) ? 56 : 0;
 }
 
-/*
- * @fn as PID 1 of a new pid namespace: fork, unshare, fork.  The middle
- * process waits and passes the status on.  -1 where namespaces cannot be
- * made here (not root).
- */
-static pid_t in_new_pid_ns(int (*fn)(struct ns_shared *), struct ns_shared *s)
-{
-	pid_t pid = fork(), inner;
-
-	if (pid != 0)
-		return pid;
-	if (unshare(CLONE_NEWPID) != 0)
-		_exit(77);
-	inner = fork();
-	if (inner == 0) {
-		signal(SIGALRM, child_hung);
-		alarm(10);
-		_exit(fn(s));
-	}
-	_exit(inner > 0 ? wait_status(inner) : 78);
-}
-
-/* At suite set-up, outside any test: no ck_assert here. */
-static int can_unshare_pid_ns(void)
-{
-	pid_t pid = fork();
-	int status;
-
-	if (pid == 0)
-		_exit(unshare(CLONE_NEWPID) == 0 ? 0 : 1);
-	return pid > 0 && waitpid(pid, &status, 0) == pid &&
-	       WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
 /* Loop index: a shared mutex (0) or a shared, robust one (1). */
 START_TEST(pid_namespaces_never_share_an_owner)
 {
 	struct ns_shared *s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
 				   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	pid_t a, b;
 
 	ck_assert_ptr_ne(s, MAP_FAILED);
 	ck_assert_int_eq(uspin_mutex_init(&s->m, USPIN_PROCESS_SHARED |
 					  (_i ? USPIN_ROBUST : 0)), 0);
-	a = in_new_pid_ns(ns_holder, s);
-	b = in_new_pid_ns(ns_other, s);
-	ck_assert_int_gt(a, 0);
-	ck_assert_int_gt(b, 0);
-	ck_assert_int_eq(wait_status(b), 0);
-	ck_assert_int_eq(wait_status(a), 0);
+	sc_two_pid_namespaces(ns_holder, ns_other, s);
 	ck_assert_int_eq(s->tid[0], 1);
 	ck_assert_int_eq(s->tid[1], 1);
 	/* And the initial namespace's process takes it after both. */
@@ -317,24 +270,22 @@ START_TEST(pid_ns_tag_without_proc)
 		uspin_process.pid_ns = 0;
 		_exit(uspin_pid_ns_tag() == (uint32_t)st.st_ino ? 0 : 62);
 	}
-	ck_assert_int_eq(wait_status(pid), 0);
+	ck_assert_int_eq(check_child_status(pid), 0);
 }
 END_TEST
 
 Suite *suite_shapes(void)
 {
-	Suite *s = suite_create("shapes");
-	TCase *tc = tcase_create("shapes");
+	TCase *tc;
+	Suite *s = check_suite_one("shapes", 60, &tc);
 
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, fork_child_owns_what_its_forking_thread_held);
 	tcase_add_loop_test(tc, fork_child_drops_its_parents_claims, 0, 6);
-	if (can_unshare_pid_ns()) {
+	if (sc_can_unshare_pid_ns()) {
 		tcase_add_loop_test(tc, pid_namespaces_never_share_an_owner, 0, 2);
 		tcase_add_test(tc, pid_ns_tag_without_proc);
 	} else {
 		printf("SKIP: shapes: cannot unshare namespaces (root only): pid_namespaces_never_share_an_owner, pid_ns_tag_without_proc not run\n");
 	}
-	suite_add_tcase(s, tc);
 	return s;
 }

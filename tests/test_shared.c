@@ -224,10 +224,9 @@ END_TEST
 
 Suite *suite_shared(void)
 {
-	Suite *s = suite_create("shared");
-	TCase *tc = tcase_create("shared");
+	TCase *tc;
+	Suite *s = check_suite_one("shared", 300, &tc);
 
-	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, mutual_exclusion_across_processes, 0,
 			    NR_POLICIES * 2);
 	tcase_add_test(tc, robust_list_is_joined);
@@ -235,6 +234,5 @@ Suite *suite_shared(void)
 	tcase_add_loop_test(tc, waiter_woken_when_owner_dies, 0, NR_POLICIES * 2);
 	tcase_add_test(tc, thread_exits_holding_shared_lock);
 	tcase_add_test(tc, coexists_with_glibc_robust_mutexes);
-	suite_add_tcase(s, tc);
 	return s;
 }

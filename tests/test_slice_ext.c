@@ -26,9 +26,9 @@
 #include <sys/wait.h>
 
 #include "cycles.h"
-#include "mutex_impl.h"
-#include "uspin_testing.h"
+#include "setup.h"
 #include "test_util.h"
+#include "uspin_testing.h"
 
 /* The calling thread's slice_ctrl, where glibc registered its area. */
 static struct uspin_rseq_slice_ctrl *rseq_ctrl(void)
@@ -773,43 +773,19 @@ END_TEST
  * than tens of microseconds.  Time is read from the cycle counter: on a
  * jiffies clocksource (TCG) clock_gettime is a system call.
  */
-static volatile int hog_stop;
-
-static void pin_cpu0(void)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	ck_assert_int_eq(sched_setaffinity(0, sizeof(set), &set), 0);
-}
-
-static void *hog_main(void *arg)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-	while (!hog_stop)
-		caa_cpu_relax();
-	return NULL;
-}
-
 START_TEST(holder_beside_a_hog_is_granted)
 {
 	uspin_mutex_t m = USPIN_MUTEX_INITIALIZER;
 	uint64_t per_us = uspin_setup()->cycles_per_us, end, t;
 	struct uspin_thread_stats st;
 	long sections = 0, bad_request = 0;
-	pthread_t hog;
+	struct hog hog;
 
-	pin_cpu0();
+	pin_self(0);
 	ck_assert_int_eq(uspin_mutex_lock(&m), 0);	/* enables this thread */
 	ck_assert_int_eq(uspin_mutex_unlock(&m), 0);
 	ck_assert_int_eq(slice_info().in_use, 1);
-	hog_stop = 0;
-	ck_assert_int_eq(pthread_create(&hog, NULL, hog_main, NULL), 0);
+	hog_start(&hog, 0);
 	thread_stats(1);
 	/* Up to 5 s of sections, or until 20 grants were seen. */
 	end = uspin_cycles() + 5000000 * per_us;
@@ -825,8 +801,7 @@ START_TEST(holder_beside_a_hog_is_granted)
 		sections++;
 	} while (uspin_cycles() < end &&
 		 (sections & 1023 || thread_stats(0).slice_granted < 20));
-	hog_stop = 1;
-	pthread_join(hog, NULL);
+	hog_stop(&hog);
 	st = thread_stats(0);
 	printf("slice: %ld sections beside a hog: %llu granted, %llu yields\n",
 	       sections, (unsigned long long)st.slice_granted,
@@ -871,13 +846,12 @@ int test_slice_info_main(void)
 
 Suite *suite_slice(void)
 {
-	Suite *s = suite_create("slice");
-	TCase *tc = tcase_create("slice");
+	TCase *tc;
+	Suite *s = check_suite_one("slice", 120, &tc);
 	const char *req = getenv("USPIN_SLICE_REQUIRE");
 	struct uspin_info info;
 	struct uspin_slice_info si;
 
-	tcase_set_timeout(tc, 120);
 	uspin_query(&info);
 	uspin_slice_extension(&si, sizeof(si));
 	tcase_add_test(tc, probe_reports_what_the_kernel_says);
@@ -913,6 +887,5 @@ Suite *suite_slice(void)
 		printf("SKIP: slice: the kernel offers no time-slice extension (%s): thread_enabled_at_first_lock, holder_beside_a_hog_is_granted not run (USPIN_SLICE_REQUIRE=1 test-uspin slice on the patched kernel)\n",
 		       si.reason);
 	}
-	suite_add_tcase(s, tc);
 	return s;
 }

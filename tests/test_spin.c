@@ -20,8 +20,9 @@
 #include <string.h>
 
 #include "cycles.h"
-#include "mutex_impl.h"
 #include "running_state.h"
+#include "setup.h"
+#include "spin.h"
 #include "spin_tuning.h"
 #include "spinners.h"
 #include "test_util.h"
@@ -37,16 +38,6 @@ static uint64_t us_cycles(uint64_t us)
 static double cycles_us(uint64_t c)
 {
 	return (double)c / uspin_setup()->cycles_per_us;
-}
-
-static void pin_self(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	ck_assert_int_eq(pthread_setaffinity_np(pthread_self(), sizeof(set), &set), 0);
-	sched_yield();
 }
 
 static int make_fifo(void)
@@ -468,25 +459,6 @@ START_TEST(spinner_blocks_after_its_own_preemption)
 }
 END_TEST
 
-/* A thread that busy-loops on @cpu until told to stop. */
-struct hog {
-	pthread_t thread;
-	int cpu;
-	volatile int pinned;
-	volatile int stop;
-};
-
-static void *hog_main(void *arg)
-{
-	struct hog *h = arg;
-
-	pin_self(h->cpu);
-	__atomic_store_n(&h->pinned, 1, __ATOMIC_RELEASE);
-	while (!__atomic_load_n(&h->stop, __ATOMIC_ACQUIRE))
-		caa_cpu_relax();
-	return NULL;
-}
-
 /* Where the kernel tells a spinner that its CPU is wanted (cpu_wanted.h). */
 static int cpu_demand_signal(void)
 {
@@ -513,19 +485,17 @@ START_TEST(spinner_gives_way_to_a_task_on_its_cpu)
 	for (try = 0; try < 3 && !stopped; try++) {
 		uspin_mutex_t m;
 		struct uspin_thread_stats st;
-		struct hog h = { .cpu = cpu_b };
+		struct hog h;
 		struct owner o;
 
 		ck_assert_int_eq(uspin_mutex_init(&m, USPIN_POLICY_USER_ADAPTIVE), 0);
-		ck_assert_int_eq(pthread_create(&h.thread, NULL, hog_main, &h), 0);
-		/* Not first woken on the owner's CPU, switching the owner out. */
-		while (!__atomic_load_n(&h.pinned, __ATOMIC_ACQUIRE))
-			usleep(100);
+		/* Pinned before the owner starts: not first woken on the
+		   owner's CPU, switching the owner out. */
+		hog_start(&h, cpu_b);
 		owner_start(&o, &m, cpu_a, 0, 200000);
 		waiter_lock(&m, cpu_b, &st);
 		pthread_join(o.thread, NULL);
-		__atomic_store_n(&h.stop, 1, __ATOMIC_RELEASE);
-		pthread_join(h.thread, NULL);
+		hog_stop(&h);
 		printf("spin: hog on the spinner's CPU: %llu CPU-wanted stops, %llu withdrawn requests, %llu owner-off, %llu budget stops, %llu blocks, spun %.1f ms\n",
 		       (unsigned long long)st.spin_cpu_wanted,
 		       (unsigned long long)st.spin_preempted,
@@ -850,12 +820,11 @@ END_TEST
 
 Suite *suite_spin(void)
 {
-	Suite *s = suite_create("spin");
-	TCase *tc = tcase_create("spin");
+	TCase *tc;
+	Suite *s = check_suite_one("spin", 120, &tc);
 	cpu_set_t set;
 	int cpu;
 
-	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, fast_unlock_forgets_the_hold_timing);
 	CPU_ZERO(&set);
 	sched_getaffinity(0, sizeof(set), &set);
@@ -868,7 +837,6 @@ Suite *suite_spin(void)
 		}
 	if (cpu_b < 0 || uspin_setup()->ncpus < 2) {
 		printf("SKIP: spin: one usable CPU, nothing spins (9 checks not run)\n");
-		suite_add_tcase(s, tc);
 		return s;
 	}
 	if (getenv("USPIN_RS_REQUIRE") && *getenv("USPIN_RS_REQUIRE"))
@@ -896,6 +864,5 @@ Suite *suite_spin(void)
 	} else {
 		printf("SKIP: spin: SCHED_FIFO not allowed: the preemption checks not run\n");
 	}
-	suite_add_tcase(s, tc);
 	return s;
 }

@@ -129,17 +129,15 @@ END_TEST
 
 Suite *suite_stress(void)
 {
-	Suite *s = suite_create("stress");
-	TCase *tc = tcase_create("stress");
-
+	TCase *tc;
 	/* Generous: under TCG the guest runs ~8x slower than the host. */
-	tcase_set_timeout(tc, 300);
+	Suite *s = check_suite_one("stress", 300, &tc);
+
 	tcase_add_loop_test(tc, mutual_exclusion_every_policy, 0,
 			    NR_POLICIES * NR_COUNTS);
 	tcase_add_loop_test(tc, mutual_exclusion_stock_kernel_path, 0,
 			    NR_POLICIES * NR_COUNTS);
 	tcase_add_loop_test(tc, mixed_lock_trylock_timedlock, 0,
 			    NR_POLICIES * 2);
-	suite_add_tcase(s, tc);
 	return s;
 }

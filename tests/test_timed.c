@@ -215,10 +215,9 @@ END_TEST
 
 Suite *suite_timed(void)
 {
-	Suite *s = suite_create("timed");
-	TCase *tc = tcase_create("timed");
+	TCase *tc;
+	Suite *s = check_suite_one("timed", 60, &tc);
 
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, clocklock_rejects_bad_arguments);
 	tcase_add_test(tc, bad_abstime_on_a_free_lock_takes_it);
 	tcase_add_test(tc, past_deadline_on_free_lock_succeeds);
@@ -228,6 +227,5 @@ Suite *suite_timed(void)
 	tcase_add_loop_test(tc, release_before_deadline_hands_over, 0,
 			    NR_POLICIES * 2);
 	tcase_add_loop_test(tc, signals_never_surface_as_eintr, 0, NR_POLICIES);
-	suite_add_tcase(s, tc);
 	return s;
 }

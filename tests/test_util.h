@@ -1,53 +1,26 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * test_util.h - small helpers shared by the Check suites.
+ * test_util.h - small helpers of libuspin's Check suites, beside those
+ * every test program shares (test_common.h, check_suites.h) and the
+ * scenarios test-dropin runs too (scenarios/).
  */
 #ifndef USPIN_TEST_UTIL_H
 #define USPIN_TEST_UTIL_H
 
 #include <check.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include <urcu/arch.h>
 
+#include "check_suites.h"
 #include "running_state.h"
 #include "sys_util.h"
+#include "test_common.h"
 #include "uspin.h"
-
-#define NSEC_PER_SEC 1000000000L
-
-static inline int64_t ts_ns(const struct timespec *ts)
-{
-	return (int64_t)ts->tv_sec * NSEC_PER_SEC + ts->tv_nsec;
-}
-
-static inline int64_t now_on(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return ts_ns(&ts);
-}
-
-static inline struct timespec deadline_in(clockid_t clock, int64_t ns)
-{
-	int64_t t = now_on(clock) + ns;
-	struct timespec ts = { t / NSEC_PER_SEC, t % NSEC_PER_SEC };
-
-	return ts;
-}
-
-/* Iterations scale with USPIN_TEST_SCALE (percent, default 100). */
-static inline long test_scaled(long n)
-{
-	const char *s = getenv("USPIN_TEST_SCALE");
-	long pct = s ? atol(s) : 100;
-
-	n = n * (pct > 0 ? pct : 100) / 100;
-	return n > 0 ? n : 1;
-}
 
 /*
  * Every policy, for loops over them: libuspin's table (policy.c) numbers
@@ -96,6 +69,51 @@ static inline void holder_start(struct holder *h, uspin_mutex_t *m)
 static inline void holder_stop(struct holder *h)
 {
 	__atomic_store_n(&h->release, 1, __ATOMIC_RELEASE);
+	pthread_join(h->thread, NULL);
+}
+
+/* Pin the calling thread to @cpu, and let it move there. */
+static inline void pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	ck_assert_int_eq(pthread_setaffinity_np(pthread_self(), sizeof(set), &set), 0);
+	sched_yield();
+}
+
+/* A thread that busy-loops on a CPU until told to stop. */
+struct hog {
+	pthread_t thread;
+	int cpu;
+	volatile int pinned;
+	volatile int stop;
+};
+
+static inline void *hog_main(void *arg)
+{
+	struct hog *h = arg;
+
+	pin_self(h->cpu);
+	__atomic_store_n(&h->pinned, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&h->stop, __ATOMIC_ACQUIRE))
+		caa_cpu_relax();
+	return NULL;
+}
+
+/* Start @h on @cpu; it runs there when this returns. */
+static inline void hog_start(struct hog *h, int cpu)
+{
+	*h = (struct hog){ .cpu = cpu };
+	ck_assert_int_eq(pthread_create(&h->thread, NULL, hog_main, h), 0);
+	while (!__atomic_load_n(&h->pinned, __ATOMIC_ACQUIRE))
+		usleep(100);
+}
+
+static inline void hog_stop(struct hog *h)
+{
+	__atomic_store_n(&h->stop, 1, __ATOMIC_RELEASE);
 	pthread_join(h->thread, NULL);
 }
 

@@ -69,13 +69,12 @@ END_TEST
 
 Suite *suite_vdso_sym(void)
 {
-	Suite *s = suite_create("vdso-sym");
-	TCase *tc = tcase_create("vdso-sym");
+	TCase *tc;
+	Suite *s = check_suite_one("vdso-sym", 0, &tc);
 
 	tcase_add_test(tc, finds_clock_gettime_and_it_works);
 	tcase_add_test(tc, wrong_version_or_name_is_null);
 	tcase_add_test(tc, vdso_provider_matches_the_kernel);
 	tcase_add_test(tc, initial_pid_namespace_detected);
-	suite_add_tcase(s, tc);
 	return s;
 }

@@ -62,13 +62,17 @@ $(BPF_LOADER_O): $(BPF_SKEL)
 $(BPF_LOADER_O): CPPFLAGS += -I$(BPF_DIR)
 
 $(USPIN_STATED): vdso/stated/uspin-stated.c $(BPF_LOADER_O) $(FLAGS_STAMP)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -o $@ $< $(BPF_LOADER_O) $(BPF_LDLIBS)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $(DEPFLAGS) -o $@ $< $(BPF_LOADER_O) $(BPF_LDLIBS)
 
 install-bpf: $(USPIN_STATED)
 	install -d $(DESTDIR)$(SBINDIR)
 	install -m 755 $(USPIN_STATED) $(DESTDIR)$(SBINDIR)/
 install: install-bpf
 endif
+# Why not, for a caller that needs it (debian/rules).
+print-bpf-missing:
+	@echo '$(or $(BPF_MISSING),nothing missing)'
+.PHONY: print-bpf-missing
 # Whether or not this build made it.
 uninstall-bpf:
 	rm -f $(DESTDIR)$(SBINDIR)/uspin-stated

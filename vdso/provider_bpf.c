@@ -40,6 +40,7 @@
 #include "running_state_providers.h"
 #include "bpf/rs_layout.h"
 #include "stated/proto.h"
+#include "stated_client.h"
 
 /* What attach() found, for describe().  Written once, in setup. */
 static struct {
@@ -124,9 +125,8 @@ static int connect_helper(const char *path, int64_t deadline, int *sock)
 	return 0;
 }
 
-/* Receive the reply and its fds; close any fd beyond the two we expect. */
-static int recv_reply(int sock, int64_t deadline,
-		      struct uspin_stated_reply *rep, int fds[2])
+ssize_t uspin_stated_recv(int sock, int flags, struct uspin_stated_reply *rep,
+			  int fds[2], int *msg_flags)
 {
 	union {
 		char buf[CMSG_SPACE(4 * sizeof(int))];
@@ -139,14 +139,12 @@ static int recv_reply(int sock, int64_t deadline,
 	};
 	struct cmsghdr *c;
 	ssize_t n;
-	int err, nfds = 0;
+	int nfds = 0;
 
-	err = wait_until(sock, POLLIN, deadline);
-	if (err)
-		return err;
-	n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	fds[0] = fds[1] = -1;
+	n = recvmsg(sock, &msg, flags);
 	if (n < 0)
-		return errno;
+		return -errno;
 	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
 		size_t i, k;
 
@@ -163,12 +161,31 @@ static int recv_reply(int sock, int64_t deadline,
 				close(fd);
 		}
 	}
-	if (n != sizeof(*rep) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	if (msg_flags)
+		*msg_flags = msg.msg_flags;
+	return n;
+}
+
+/* Receive the reply and its two fds by @deadline: 0 or a positive errno. */
+static int recv_reply(int sock, int64_t deadline,
+		      struct uspin_stated_reply *rep, int fds[2])
+{
+	ssize_t n;
+	int err, mflags;
+
+	err = wait_until(sock, POLLIN, deadline);
+	if (err)
+		return err;
+	n = uspin_stated_recv(sock, MSG_CMSG_CLOEXEC | MSG_DONTWAIT, rep, fds,
+			      &mflags);
+	if (n < 0)
+		return (int)-n;
+	if (n != sizeof(*rep) || (mflags & (MSG_TRUNC | MSG_CTRUNC)) ||
 	    rep->magic != USPIN_STATED_MAGIC || rep->version != USPIN_STATED_VERSION)
 		return EPROTO;
 	if (rep->status != 0)
 		return rep->status < 0 && rep->status > -4096 ? -rep->status : EPROTO;
-	return nfds == 2 && rep->nfds == 2 ? 0 : EPROTO;
+	return fds[1] >= 0 && rep->nfds == 2 ? 0 : EPROTO;
 }
 
 /* The status page: a root-owned (or our own) regular file, big enough. */

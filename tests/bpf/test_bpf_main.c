@@ -23,6 +23,7 @@
 #include <bpf/bpf.h>
 
 #include "running_state_providers.h"
+#include "stated_client.h"
 #include "test_bpf.h"
 
 static const char *runner_socket(void)
@@ -56,18 +57,8 @@ int helper_exchange_at(const char *sock, const void *req, size_t len,
 		       struct uspin_stated_reply *rep, int fds[2])
 {
 	struct timeval tv = { .tv_sec = 5 };
-	union {
-		char buf[CMSG_SPACE(4 * sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = { .iov_base = rep, .iov_len = sizeof(*rep) };
-	struct msghdr msg = {
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *c;
 	ssize_t n;
-	int s, k = 0;
+	int s;
 
 	fds[0] = fds[1] = -1;
 	memset(rep, 0, sizeof(*rep));
@@ -75,29 +66,10 @@ int helper_exchange_at(const char *sock, const void *req, size_t len,
 	if (s < 0)
 		return s;
 	setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (send(s, req, len, MSG_NOSIGNAL) != (ssize_t)len) {
+	if (send(s, req, len, MSG_NOSIGNAL) != (ssize_t)len)
 		n = -errno;
-		goto out;
-	}
-	n = recvmsg(s, &msg, MSG_CMSG_CLOEXEC);
-	if (n < 0) {
-		n = -errno;
-		goto out;
-	}
-	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-		size_t i, nf = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-
-		for (i = 0; c->cmsg_type == SCM_RIGHTS && i < nf; i++) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
-			if (k < 2)
-				fds[k++] = fd;
-			else
-				close(fd);
-		}
-	}
-out:
+	else	/* libuspin's own receive (vdso/provider_bpf.c) */
+		n = uspin_stated_recv(s, MSG_CMSG_CLOEXEC, rep, fds, NULL);
 	close(s);
 	return (int)n;
 }

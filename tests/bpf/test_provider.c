@@ -92,25 +92,6 @@ START_TEST(describe_names_the_live_helper)
 }
 END_TEST
 
-struct rq_hog {
-	pthread_t thread;
-	int cpu;
-	volatile int stop;
-};
-
-static void *rq_hog_main(void *arg)
-{
-	struct rq_hog *h = arg;
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(h->cpu, &set);
-	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	while (!__atomic_load_n(&h->stop, __ATOMIC_ACQUIRE))
-		;
-	return NULL;
-}
-
 /* rq[cpu] within [@at_least, @at_most] within 50 ms: its value, or -1. */
 static int rq_within(int cpu, int at_least, int at_most)
 {
@@ -128,7 +109,7 @@ static int rq_within(int cpu, int at_least, int at_most)
 
 START_TEST(run_queue_shows_a_second_busy_thread)
 {
-	struct rq_hog h[2];
+	struct hog h[2];
 	cpu_set_t set;
 	int cpu = -1, k, busy;
 
@@ -139,18 +120,13 @@ START_TEST(run_queue_shows_a_second_busy_thread)
 		if (CPU_ISSET(k, &set))
 			cpu = k;
 	ck_assert_int_ge(cpu, 0);
-	for (k = 0; k < 2; k++) {
-		h[k] = (struct rq_hog){ .cpu = cpu };
-		ck_assert_int_eq(pthread_create(&h[k].thread, NULL, rq_hog_main,
-						&h[k]), 0);
-	}
+	for (k = 0; k < 2; k++)
+		hog_start(&h[k], cpu);
 	busy = rq_within(cpu, 2, 1000);
 	ck_assert_msg(busy >= 2, "CPU %d with two busy threads reads %u", cpu,
 		      uspin_rs_view.rq[cpu]);
-	for (k = 0; k < 2; k++) {
-		__atomic_store_n(&h[k].stop, 1, __ATOMIC_RELEASE);
-		pthread_join(h[k].thread, NULL);
-	}
+	for (k = 0; k < 2; k++)
+		hog_stop(&h[k]);
 	ck_assert_msg(rq_within(cpu, 0, busy - 1) >= 0,
 		      "CPU %d still reads %u without its %d busy threads' load",
 		      cpu, uspin_rs_view.rq[cpu], busy);

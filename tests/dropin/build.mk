@@ -1,13 +1,14 @@
 # tests/dropin/: plain pthread programs, run on glibc (the control) and
 # under uspin-run with each policy; uspin-run's command line; unmodified
 # applications under uspin-run (docs/pthread-dropin.md).  The tests are
-# built against the system's headers only, never libuspin's.
+# built against the system's headers only, never libuspin's; the scenarios
+# they share with test-uspin (tests/scenarios/) run on pthread_* here.
 DROPIN_TEST     := $(BUILD)/test-dropin
 DROPIN_TEST_CXX := $(BUILD)/test-dropin-cxx
 DROPIN_TEST_DIR := $(BUILD)/dropin
 DROPIN_TEST_SRCS := tests/dropin/main.c tests/dropin/kinds.c \
                     tests/dropin/cond.c tests/dropin/process.c tests/dropin/edges.c \
-                    tests/dropin/kill.c tests/kill_harness.c
+                    tests/dropin/kill.c $(SCENARIO_SRCS) $(LOCK_OPS_SRC)
 DROPIN_HELPERS := $(DROPIN_TEST_DIR)/libhelper.so $(DROPIN_TEST_DIR)/libhelper-deep.so
 DROPIN_EARLY := $(DROPIN_TEST_DIR)/libearly.so
 DROPIN_TEST_CFLAGS := -O2 -g -std=gnu11 -pthread -Wall -Wextra $(WERROR_FLAG) \
@@ -22,9 +23,9 @@ $(DROPIN_EARLY): tests/dropin/libearly.c tests/sys_util.h
 	@mkdir -p $(dir $@)
 	$(CC) $(DROPIN_TEST_CFLAGS) -fPIC -shared -o $@ $<
 
-$(DROPIN_TEST): $(DROPIN_TEST_SRCS) tests/dropin/util.h tests/sys_util.h tests/kill_harness.h \
+$(DROPIN_TEST): $(DROPIN_TEST_SRCS) tests/dropin/util.h $(SCENARIO_HDRS) \
 		$(DROPIN_EARLY) $(DROPIN_HELPERS)
-	$(CC) $(DROPIN_TEST_CFLAGS) -o $@ $(DROPIN_TEST_SRCS) \
+	$(CC) $(DROPIN_TEST_CFLAGS) -DLOCK_OPS_PTHREAD -o $@ $(DROPIN_TEST_SRCS) \
 	  -L$(DROPIN_TEST_DIR) -learly -Wl,-rpath,$(abspath $(DROPIN_TEST_DIR)) \
 	  $(CHECK_LIBS) -ldl
 

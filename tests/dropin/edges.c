@@ -18,8 +18,9 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 
+#include "../scenarios/cond.h"
+#include "../scenarios/process.h"
 #include "util.h"
 
 /* ---- .preinit_array: the very first user code ---- */
@@ -133,77 +134,36 @@ static int glibc_mutex_init(pthread_mutex_t *m, int type, int robust,
 	return r;
 }
 
-static void *lock_and_exit(void *arg)
-{
-	return (void *)(long)pthread_mutex_lock(arg);
-}
-
 START_TEST(glibc_initialised_robust)
 {
 	pthread_mutex_t m;
-	pthread_t t;
-	void *ret;
 
 	ck_assert_int_eq(glibc_mutex_init(&m, PTHREAD_MUTEX_ERRORCHECK, 1, 0), 0);
 	ck_assert_int_eq(pthread_mutex_lock(&m), 0);
 	ck_assert_int_eq(pthread_mutex_lock(&m), EDEADLK);
 	ck_assert_int_eq(pthread_mutex_unlock(&m), 0);
-	ck_assert_int_eq(pthread_create(&t, NULL, lock_and_exit, &m), 0);
-	pthread_join(t, &ret);
-	ck_assert_int_eq((long)ret, 0);
-	ck_assert_int_eq(pthread_mutex_lock(&m), EOWNERDEAD);
-	ck_assert_int_eq(pthread_mutex_consistent(&m), 0);
-	ck_assert_int_eq(pthread_mutex_unlock(&m), 0);
+	sc_owner_thread_exits(&m);
 }
 END_TEST
 
-struct shm {
-	pthread_mutex_t m;
-	pthread_cond_t c;
-	int stage;
-};
-
+/* Parent and child take turns on them (scenarios/cond.c). */
 START_TEST(glibc_initialised_pshared)
 {
-	struct shm *s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
-			     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct sc_pair *p = mmap(NULL, sizeof(*p), PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	int (*cinit)(pthread_cond_t *, const pthread_condattr_t *) =
 		(int (*)(pthread_cond_t *, const pthread_condattr_t *))
 		libc_sym("pthread_cond_init");
 	pthread_condattr_t ca;
-	int st, i, rounds = 100;
-	pid_t pid;
 
-	ck_assert_ptr_ne(s, MAP_FAILED);
-	ck_assert_int_eq(glibc_mutex_init(&s->m, PTHREAD_MUTEX_NORMAL, 0, 1), 0);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	ck_assert_int_eq(glibc_mutex_init((pthread_mutex_t *)&p->m,
+					  PTHREAD_MUTEX_NORMAL, 0, 1), 0);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setpshared(&ca, PTHREAD_PROCESS_SHARED);
-	ck_assert_int_eq(cinit(&s->c, &ca), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		for (i = 0; i < rounds; i++) {
-			pthread_mutex_lock(&s->m);
-			while (s->stage % 2 == 0)
-				pthread_cond_wait(&s->c, &s->m);
-			s->stage++;
-			pthread_cond_signal(&s->c);
-			pthread_mutex_unlock(&s->m);
-		}
-		_exit(0);
-	}
-	for (i = 0; i < rounds; i++) {
-		pthread_mutex_lock(&s->m);
-		while (s->stage % 2 == 1)
-			pthread_cond_wait(&s->c, &s->m);
-		s->stage++;
-		pthread_cond_signal(&s->c);
-		pthread_mutex_unlock(&s->m);
-	}
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	ck_assert_int_eq(s->stage, 2 * rounds);
-	munmap(s, sizeof(*s));
+	ck_assert_int_eq(cinit((pthread_cond_t *)&p->c, &ca), 0);
+	sc_ping_pong(p, 100);
+	sc_pair_unmap(p);
 }
 END_TEST
 
@@ -222,10 +182,9 @@ START_TEST(glibc_initialised_cond_clock)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	ck_assert_int_eq(cinit(&c, &ca), 0);
 	pthread_mutex_lock(&m);
-	d = in_ns(CLOCK_MONOTONIC, 30000000);
+	d = deadline_in(CLOCK_MONOTONIC, 30000000);
 	ck_assert_int_eq(pthread_cond_timedwait(&c, &m, &d), ETIMEDOUT);
-	ck_assert_int_ge(now_ns(CLOCK_MONOTONIC),
-			 (int64_t)d.tv_sec * NSEC_PER_SEC + d.tv_nsec);
+	ck_assert_int_ge(now_on(CLOCK_MONOTONIC), ts_ns(&d));
 	pthread_mutex_unlock(&m);
 	ck_assert_int_eq(pthread_cond_destroy(&c), 0);
 }
@@ -334,16 +293,14 @@ END_TEST
 
 Suite *suite_edges(void)
 {
-	Suite *s = suite_create("edges");
-	TCase *tc = tcase_create("edges");
+	TCase *tc;
+	Suite *s = check_suite_one("edges", 60, &tc);
 
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, preinit_and_constructor_locks);
 	tcase_add_test(tc, glibc_initialised_robust);
 	tcase_add_test(tc, glibc_initialised_pshared);
 	tcase_add_test(tc, glibc_initialised_cond_clock);
 	tcase_add_test(tc, dlopened_library_shares_objects);
 	tcase_add_test(tc, deepbind_library_bypasses);
-	suite_add_tcase(s, tc);
 	return s;
 }

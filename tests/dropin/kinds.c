@@ -171,7 +171,7 @@ static int in_other_thread(pthread_mutex_t *m, int (*op)(pthread_mutex_t *))
 
 static int relock_timed(pthread_mutex_t *m)
 {
-	struct timespec d = in_ns(CLOCK_REALTIME, 20000000);
+	struct timespec d = deadline_in(CLOCK_REALTIME, 20000000);
 
 	return pthread_mutex_timedlock(m, &d);
 }
@@ -409,7 +409,7 @@ START_TEST(contention)
 	ck_assert_int_eq(mkind_init(&h.m, k), 0);
 	if (k == MK_PP && !pp_lock_works(&h.m))
 		return;
-	h.per_thread = scaled(5000);
+	h.per_thread = test_scaled(5000);
 	for (i = 0; i < 4; i++)
 		ck_assert_int_eq(pthread_create(&t[i], NULL, hammer_main, &h), 0);
 	for (i = 0; i < 4; i++)
@@ -471,10 +471,9 @@ END_TEST
 
 Suite *suite_kinds(void)
 {
-	Suite *s = suite_create("kinds");
-	TCase *tc = tcase_create("kinds");
+	TCase *tc;
+	Suite *s = check_suite_one("kinds", 60, &tc);
 
-	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, runs_where_expected);
 	tcase_add_loop_test(tc, word_protocol, 0, MK_COUNT);
 	tcase_add_loop_test(tc, type_semantics, 0, MK_COUNT);
@@ -487,6 +486,5 @@ Suite *suite_kinds(void)
 	if (getenv("USPIN_SLICE_EXT") && !strcmp(getenv("USPIN_SLICE_EXT"), "force") &&
 	    getenv("DROPIN_EXPECT") && !strcmp(getenv("DROPIN_EXPECT"), "uspin"))
 		tcase_add_test(tc, slice_request_follows_words);
-	suite_add_tcase(s, tc);
 	return s;
 }

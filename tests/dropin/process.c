@@ -10,117 +10,43 @@
  * child's thread owns them), and a shared mutex used from two pid
  * namespaces whose TIDs collide (each kind, against what glibc does).
  */
-#include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 
+#include "../scenarios/cond.h"
+#include "../scenarios/process.h"
 #include "util.h"
 
-struct shared {
-	pthread_mutex_t m;
-	pthread_cond_t c;
-	volatile int stage;
-	int ready;
-};
-
-static struct shared *map_shared(int robust)
-{
-	struct shared *s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
-				MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	pthread_mutexattr_t ma;
-	pthread_condattr_t ca;
-
-	ck_assert_ptr_ne(s, MAP_FAILED);
-	pthread_mutexattr_init(&ma);
-	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
-	if (robust)
-		pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
-	ck_assert_int_eq(pthread_mutex_init(&s->m, &ma), 0);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setpshared(&ca, PTHREAD_PROCESS_SHARED);
-	ck_assert_int_eq(pthread_cond_init(&s->c, &ca), 0);
-	return s;
-}
-
-static int status_of(pid_t pid)
-{
-	int st;
-
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
+/* Parent and child take turns on a shared mutex and condvar
+   (scenarios/cond.c); robust or not. */
 START_TEST(pshared_ping_pong)
 {
-	struct shared *s = map_shared(_i);
-	int rounds = (int)scaled(300), i;
-	pid_t pid = fork();
+	struct sc_pair *p = sc_pair_map(_i ? LK_ROBUST : LK_SHARED);
 
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		for (i = 0; i < rounds; i++) {
-			if (pthread_mutex_lock(&s->m))
-				_exit(2);
-			while (s->stage % 2 == 0)
-				if (pthread_cond_wait(&s->c, &s->m))
-					_exit(3);
-			s->stage++;
-			pthread_cond_broadcast(&s->c);
-			pthread_mutex_unlock(&s->m);
-		}
-		_exit(0);
-	}
-	for (i = 0; i < rounds; i++) {
-		ck_assert_int_eq(pthread_mutex_lock(&s->m), 0);
-		while (s->stage % 2 == 1)
-			ck_assert_int_eq(pthread_cond_wait(&s->c, &s->m), 0);
-		s->stage++;
-		pthread_cond_signal(&s->c);
-		ck_assert_int_eq(pthread_mutex_unlock(&s->m), 0);
-	}
-	ck_assert_int_eq(status_of(pid), 0);
-	ck_assert_int_eq(s->stage, 2 * rounds);
-	munmap(s, sizeof(*s));
+	sc_ping_pong(p, (int)test_scaled(300));
+	sc_pair_unmap(p);
 }
 END_TEST
 
 /* A child dies holding the robust mutex: before we lock, or while we wait
-   on the condvar it signalled. */
+   on the condvar it signalled (scenarios/cond.c). */
 START_TEST(pshared_robust_owner_dies)
 {
-	struct shared *s = map_shared(1);
+	struct sc_pair *p = sc_pair_map(LK_ROBUST);
 	pid_t pid;
-	int r;
 
-	if (_i == 1)
-		ck_assert_int_eq(pthread_mutex_lock(&s->m), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		if (pthread_mutex_lock(&s->m))
-			_exit(2);
-		s->ready = 1;
-		pthread_cond_broadcast(&s->c);
-		_exit(0);	/* holding it */
-	}
-	if (_i == 0) {
-		ck_assert_int_eq(status_of(pid), 0);
-		ck_assert_int_eq(pthread_mutex_lock(&s->m), EOWNERDEAD);
+	if (_i == 1) {
+		sc_owner_dies_after_signal(p, 1, 1);
 	} else {
-		do
-			r = pthread_cond_wait(&s->c, &s->m);
-		while (r == 0 && !s->ready);
-		ck_assert_int_eq(r, EOWNERDEAD);
-		ck_assert_int_eq(status_of(pid), 0);
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0)	/* dies holding it */
+			_exit(pthread_mutex_lock((pthread_mutex_t *)&p->m) ? 2 : 0);
+		ck_assert_int_eq(check_child_status(pid), 0);
+		sc_lock_after_owner_died(&p->m);
 	}
-	ck_assert_int_eq(pthread_mutex_consistent(&s->m), 0);
-	ck_assert_int_eq(pthread_mutex_unlock(&s->m), 0);
-	ck_assert_int_eq(pthread_mutex_lock(&s->m), 0);
-	ck_assert_int_eq(pthread_mutex_unlock(&s->m), 0);
-	munmap(s, sizeof(*s));
+	sc_pair_unmap(p);
 }
 END_TEST
 
@@ -166,7 +92,7 @@ static void *pc_consume(void *arg)
 static int child_after_fork(struct held *h, pthread_mutex_t *free_m,
 			    pthread_cond_t *old_c)
 {
-	struct timespec d = in_ns(CLOCK_REALTIME, 20000000);
+	struct timespec d = deadline_in(CLOCK_REALTIME, 20000000);
 	struct pc p = { .m = PTHREAD_MUTEX_INITIALIZER,
 			.c = PTHREAD_COND_INITIALIZER };
 	pthread_t t;
@@ -210,7 +136,7 @@ START_TEST(fork_with_locks_held_by_others)
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0)
 		_exit(child_after_fork(&h, &free_m, &old_c));
-	ck_assert_int_eq(status_of(pid), 0);
+	ck_assert_int_eq(check_child_status(pid), 0);
 	__atomic_store_n(&h.release, 1, __ATOMIC_RELEASE);
 	pthread_join(t, NULL);
 	ck_assert_int_eq(pthread_mutex_lock(&h.m), 0);
@@ -264,7 +190,7 @@ static void *af_user(void *arg)
 START_TEST(atfork_handlers)
 {
 	pthread_t t[2];
-	int i, n = (int)scaled(20);
+	int i, n = (int)test_scaled(20);
 	pid_t pid;
 
 	ck_assert_int_eq(pthread_atfork(af_prepare, af_in_parent, af_in_child), 0);
@@ -299,7 +225,7 @@ START_TEST(atfork_handlers)
 		ck_assert_int_eq(af_parent[0], 0);
 		ck_assert_int_eq(af_parent[1], 0);
 		ck_assert_int_eq(af_parent[2], 0);
-		ck_assert_int_eq(status_of(pid), 0);
+		ck_assert_int_eq(check_child_status(pid), 0);
 	}
 	__atomic_store_n(&af_stop, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < 2; i++)
@@ -328,8 +254,10 @@ static void ns_wait(int *flag)
 		usleep(100);
 }
 
-static int ns_holder(struct ns_area *a)
+static int ns_holder(void *arg)
 {
+	struct ns_area *a = arg;
+
 	if (pthread_mutex_lock(&a->m))
 		return 1;
 	__atomic_store_n(&a->held, 1, __ATOMIC_RELEASE);
@@ -338,9 +266,10 @@ static int ns_holder(struct ns_area *a)
 	return 0;
 }
 
-static int ns_other(struct ns_area *a)
+static int ns_other(void *arg)
 {
-	struct timespec ts = in_ns(CLOCK_REALTIME, 50000000);
+	struct ns_area *a = arg;
+	struct timespec ts = deadline_in(CLOCK_REALTIME, 50000000);
 
 	ns_wait(&a->held);
 	a->r[0] = pthread_mutex_trylock(&a->m);
@@ -350,77 +279,38 @@ static int ns_other(struct ns_area *a)
 	return 0;
 }
 
-/* @fn as PID 1 of a new pid namespace; 77 where none can be made. */
-static pid_t ns_spawn(int (*fn)(struct ns_area *), struct ns_area *a)
-{
-	pid_t pid = fork(), inner;
-	int st;
-
-	if (pid != 0)
-		return pid;
-	if (unshare(CLONE_NEWPID) != 0)
-		_exit(77);
-	inner = fork();
-	if (inner == 0) {
-		alarm(10);
-		_exit(fn(a));
-	}
-	_exit(inner > 0 && waitpid(inner, &st, 0) == inner && WIFEXITED(st) ?
-	      WEXITSTATUS(st) : 78);
-}
-
 static const struct {
 	const char *name;
-	int type, robust;
+	enum lock_type type;
+	int robust;
 	int glibc[4], uspin[4];	/* as struct ns_area's r[] */
 } ns_kinds[] = {
-	{ "normal", PTHREAD_MUTEX_NORMAL, 0,
+	{ "normal", LT_DEFAULT, 0,
 	  { EBUSY, ETIMEDOUT, 0, 0 }, { EBUSY, ETIMEDOUT, 0, 0 } },
-	{ "recursive", PTHREAD_MUTEX_RECURSIVE, 0,
+	{ "recursive", LT_RECURSIVE, 0,
 	  { 0, 0, 0, 0 }, { EBUSY, ETIMEDOUT, EPERM, 0 } },
-	{ "errorcheck", PTHREAD_MUTEX_ERRORCHECK, 0,
+	{ "errorcheck", LT_ERRORCHECK, 0,
 	  { EBUSY, EDEADLK, 0, EPERM }, { EBUSY, ETIMEDOUT, EPERM, 0 } },
-	{ "robust normal", PTHREAD_MUTEX_NORMAL, 1,
+	{ "robust normal", LT_DEFAULT, 1,
 	  { EBUSY, ETIMEDOUT, 0, EPERM }, { EBUSY, ETIMEDOUT, EPERM, 0 } },
-	{ "robust recursive", PTHREAD_MUTEX_RECURSIVE, 1,
+	{ "robust recursive", LT_RECURSIVE, 1,
 	  { 0, 0, 0, 0 }, { EBUSY, ETIMEDOUT, EPERM, 0 } },
-	{ "robust errorcheck", PTHREAD_MUTEX_ERRORCHECK, 1,
+	{ "robust errorcheck", LT_ERRORCHECK, 1,
 	  { EDEADLK, EDEADLK, 0, EPERM }, { EBUSY, ETIMEDOUT, EPERM, 0 } },
 };
 #define NR_NS_KINDS ((int)(sizeof(ns_kinds) / sizeof(ns_kinds[0])))
-
-static int can_unshare_pid_ns(void)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid == 0)
-		_exit(unshare(CLONE_NEWPID) == 0 ? 0 : 1);
-	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-	       WEXITSTATUS(st) == 0;
-}
 
 START_TEST(pid_namespaces)
 {
 	struct ns_area *a = mmap(NULL, sizeof(*a), PROT_READ | PROT_WRITE,
 				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	const int *want = on_uspin() ? ns_kinds[_i].uspin : ns_kinds[_i].glibc;
-	pthread_mutexattr_t ma;
-	pid_t holder, other;
 
 	ck_assert_ptr_ne(a, MAP_FAILED);
-	pthread_mutexattr_init(&ma);
-	pthread_mutexattr_settype(&ma, ns_kinds[_i].type);
-	pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
-	if (ns_kinds[_i].robust)
-		pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
-	ck_assert_int_eq(pthread_mutex_init(&a->m, &ma), 0);
-	holder = ns_spawn(ns_holder, a);
-	other = ns_spawn(ns_other, a);
-	ck_assert_int_gt(holder, 0);
-	ck_assert_int_gt(other, 0);
-	ck_assert_int_eq(status_of(other), 0);
-	ck_assert_int_eq(status_of(holder), 0);
+	ck_assert_int_eq(lock_ops.mutex_init(&a->m, ns_kinds[_i].robust ?
+					     LK_ROBUST : LK_SHARED,
+					     ns_kinds[_i].type), 0);
+	sc_two_pid_namespaces(ns_holder, ns_other, a);
 	printf("dropin pid namespaces, %s: trylock %s, timedlock %s, unlock %s, owner's unlock %s (%s)\n",
 	       ns_kinds[_i].name, a->r[0] ? strerrorname_np(a->r[0]) : "0",
 	       a->r[1] ? strerrorname_np(a->r[1]) : "0",
@@ -435,18 +325,16 @@ END_TEST
 
 Suite *suite_process(void)
 {
-	Suite *s = suite_create("process");
-	TCase *tc = tcase_create("process");
+	TCase *tc;
+	Suite *s = check_suite_one("process", 60, &tc);
 
-	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, pshared_ping_pong, 0, 2);
 	tcase_add_loop_test(tc, pshared_robust_owner_dies, 0, 2);
 	tcase_add_test(tc, fork_with_locks_held_by_others);
 	tcase_add_test(tc, atfork_handlers);
-	if (can_unshare_pid_ns())
+	if (sc_can_unshare_pid_ns())
 		tcase_add_loop_test(tc, pid_namespaces, 0, NR_NS_KINDS);
 	else
 		printf("SKIP: dropin process: cannot unshare a pid namespace (root only): pid_namespaces not run\n");
-	suite_add_tcase(s, tc);
 	return s;
 }

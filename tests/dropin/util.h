@@ -17,9 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../check_suites.h"
 #include "../sys_util.h"
-
-#define NSEC_PER_SEC 1000000000L
+#include "../test_common.h"
 
 /* The lock word (__lock) of a pthread mutex. */
 static inline uint32_t word_of(pthread_mutex_t *m)
@@ -53,44 +53,6 @@ static inline int expect_uspin(void)
 	if (!e)
 		return -1;
 	return strcmp(e, "uspin") == 0;
-}
-
-static inline int64_t now_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (int64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
-static inline struct timespec in_ns(clockid_t clock, int64_t ns)
-{
-	int64_t t = now_ns(clock) + ns;
-	struct timespec ts = { t / NSEC_PER_SEC, t % NSEC_PER_SEC };
-
-	return ts;
-}
-
-/* Wait up to 10 s for *flag != 0. */
-static inline int wait_flag(volatile int *flag)
-{
-	int i;
-
-	for (i = 0; i < 100000; i++) {
-		if (__atomic_load_n(flag, __ATOMIC_ACQUIRE))
-			return 1;
-		usleep(100);
-	}
-	return 0;
-}
-
-static inline long scaled(long n)
-{
-	const char *s = getenv("USPIN_TEST_SCALE");
-	long pct = s ? atol(s) : 100;
-
-	n = n * (pct > 0 ? pct : 100) / 100;
-	return n > 0 ? n : 1;
 }
 
 /* The mutex kinds of the suites. */

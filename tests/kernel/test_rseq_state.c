@@ -37,9 +37,9 @@
 #include <unistd.h>
 
 #include "../sys_util.h"
-#include "mutex_impl.h"
-#include "running_state_abi.h"
+#include "internal.h"
 #include "running_state.h"
+#include "running_state_abi.h"
 #include "uspin.h"
 
 /* The library's copy of the prctl ABI must match the patched kernel's. */

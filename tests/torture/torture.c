@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * torture.c - random lock traffic on one API (torture.h), in the spirit of
+ * torture.c - random lock traffic on one API (lock_ops.h), in the spirit of
  * the kernel's locktorture: rounds of threads (or processes, for shared
  * and robust mutexes) doing lock, trylock, timedlock, relock, condvar
  * waits, signals and broadcasts, while others fork (the pthread_atfork
@@ -42,7 +42,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "torture.h"
+#include "../scenarios/lock_ops.h"
+#include "../sys_util.h"
+#include "../test_common.h"
 
 #define MAX_MUTEXES	3
 #define MAX_PROCS	4	/* worker processes of a shared round */
@@ -53,7 +55,7 @@
 #define CHILD_HUNG	70	/* a fork child's own watchdog fired */
 #define CHILD_FAILED	71
 
-#define OPS	torture_ops
+#define OPS	lock_ops
 
 enum op {
 	OP_IDLE, OP_LOCK, OP_TRYLOCK, OP_TIMEDLOCK, OP_RELOCK, OP_COND,
@@ -93,9 +95,9 @@ struct slot {
 };
 
 struct arena {
-	unsigned char mutex[MAX_MUTEXES][TORTURE_OBJ_BYTES]
+	unsigned char mutex[MAX_MUTEXES][LOCK_OBJ_BYTES]
 		__attribute__((aligned(64)));
-	unsigned char cond[TORTURE_OBJ_BYTES] __attribute__((aligned(64)));
+	unsigned char cond[LOCK_OBJ_BYTES] __attribute__((aligned(64)));
 	struct guard guard[MAX_MUTEXES];
 	struct params p;
 	uint64_t seed;
@@ -110,7 +112,7 @@ struct arena {
 };
 
 struct config {
-	enum torture_kind kind;
+	enum lock_kind kind;
 	int pidns;
 	uint64_t seed;
 	long first_round;
@@ -122,41 +124,17 @@ struct config {
 };
 
 static struct config cfg = {
-	.kind = TK_PRIVATE, .seconds = 5, .hang_ms = 10000,
+	.kind = LK_PRIVATE, .seconds = 5, .hang_ms = 10000,
 };
 static const char *const kind_names[] = { "private", "shared", "robust" };
 
 /* ---- small things ---- */
 
-static int64_t now_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static struct timespec realtime_in(int64_t ns)
-{
-	int64_t t = now_ns(CLOCK_REALTIME) + ns;
-	struct timespec ts = { t / 1000000000LL, t % 1000000000LL };
-
-	return ts;
-}
-
-static void sleep_ns(int64_t ns)
-{
-	struct timespec ts = { ns / 1000000000LL, ns % 1000000000LL };
-
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
-}
-
 static void busy_ns(int64_t ns)
 {
-	int64_t end = now_ns(CLOCK_MONOTONIC) + ns;
+	int64_t end = now_on(CLOCK_MONOTONIC) + ns;
 
-	while (now_ns(CLOCK_MONOTONIC) < end)
+	while (now_on(CLOCK_MONOTONIC) < end)
 		;
 }
 
@@ -189,11 +167,6 @@ static void add64(uint64_t *p, uint64_t v)
 	__atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
 
-static pid_t gettid_raw(void)
-{
-	return (pid_t)syscall(SYS_gettid);
-}
-
 /* The first failure of a round wins; every one is printed. */
 static void fail(struct arena *a, const char *fmt, ...)
 {
@@ -204,7 +177,7 @@ static void fail(struct arena *a, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	dprintf(2, "torture: FAIL (pid %d tid %d): %s\n", getpid(), gettid_raw(),
+	dprintf(2, "torture: FAIL (pid %d tid %d): %s\n", getpid(), (int)sys_gettid(),
 		buf);
 	if (__atomic_compare_exchange_n(&a->failed, &zero, 1, 0,
 					__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
@@ -254,7 +227,7 @@ static void dump(struct arena *a)
 static struct params round_params(uint64_t seed, long round)
 {
 	uint64_t x = seed ^ (uint64_t)round * 0xd1b54a32d192ed03ull;
-	int shared = cfg.kind != TK_PRIVATE;
+	int shared = cfg.kind != LK_PRIVATE;
 	struct params p = { 0 };
 
 	splitmix(&x);
@@ -265,8 +238,8 @@ static struct params round_params(uint64_t seed, long round)
 	 * The atfork mutex (0) of a private round: a type whose owner's
 	 * child may release it in glibc too (normal or adaptive).
 	 */
-	if (!shared && p.type[0] != TT_ADAPTIVE)
-		p.type[0] = TT_DEFAULT;
+	if (!shared && p.type[0] != LT_ADAPTIVE)
+		p.type[0] = LT_DEFAULT;
 	p.procs = shared ? 2 + rnd(&x, MAX_PROCS - 1) : 1;
 	p.threads = shared ? 1 + rnd(&x, 3) : 2 + rnd(&x, MAX_THREADS - 1);
 	p.fork_permille = rnd(&x, 3) ? 2 + rnd(&x, 20) : 0;
@@ -278,7 +251,7 @@ static struct params round_params(uint64_t seed, long round)
 	 * the waiter's namespace, and marks a same-numbered owner of another
 	 * namespace dead (glibc alike; docs/design.md, "Pid namespaces").
 	 */
-	if (cfg.kind == TK_ROBUST && cfg.pidns)
+	if (cfg.kind == LK_ROBUST && cfg.pidns)
 		p.kill_ms = 0;
 	/*
 	 * A condvar's internal state is not kill-safe (glibc's is not
@@ -349,7 +322,7 @@ static int took(struct worker *w, int i, int r, const char *call)
 {
 	if (r == 0)
 		return 1;
-	if (r == EOWNERDEAD && cfg.kind == TK_ROBUST) {
+	if (r == EOWNERDEAD && cfg.kind == LK_ROBUST) {
 		int c = OPS.consistent(mutex_of(w->a, i));
 
 		if (c)
@@ -375,14 +348,14 @@ static void relock(struct worker *w, int i)
 	void *m = mutex_of(w->a, i);
 	int type = w->a->p.type[i], r;
 
-	if (type == TT_RECURSIVE) {
+	if (type == LT_RECURSIVE) {
 		r = OPS.lock(m);
 		if (r == 0)
 			unlock_checked(w, i);
 		else
 			fail(w->a, "mutex %d: recursive relock = %d", i, r);
-	} else if (type == TT_ERRORCHECK ||
-		   (type == TT_DEFAULT && OPS.nr_types == 1)) {
+	} else if (type == LT_ERRORCHECK ||
+		   (type == LT_DEFAULT && OPS.nr_types == 1)) {
 		r = OPS.lock(m);
 		if (r != EDEADLK)
 			fail(w->a, "mutex %d: errorcheck relock = %d, not EDEADLK",
@@ -432,7 +405,7 @@ static void *child_thread(void *arg)
 	int n = 3 + rnd(&w->x, 4);
 
 	for (int k = 0; k < n && !stopped(w->a); k++) {
-		int i = cfg.kind == TK_PRIVATE ? 0 : (int)rnd(&w->x, w->a->p.nr_mutexes);
+		int i = cfg.kind == LK_PRIVATE ? 0 : (int)rnd(&w->x, w->a->p.nr_mutexes);
 		int t = took(w, i, OPS.lock(mutex_of(w->a, i)), "lock (child)");
 
 		if (t == 1)
@@ -470,18 +443,18 @@ static void fork_child(struct worker *parent)
 	}
 	for (int k = 0; k < 2; k++)
 		pthread_join(w[k].thread, NULL);
-	_exit(a->failed && cfg.kind == TK_PRIVATE ? CHILD_FAILED : 0);
+	_exit(a->failed && cfg.kind == LK_PRIVATE ? CHILD_FAILED : 0);
 }
 
 /* Wait for child @pid, at most the hang limit; 1 if it exited 0. */
 static int reap(struct arena *a, pid_t pid, const char *what)
 {
-	int64_t end = now_ns(CLOCK_MONOTONIC) + cfg.hang_ms * 1000000LL + 1000000000LL;
+	int64_t end = now_on(CLOCK_MONOTONIC) + cfg.hang_ms * 1000000LL + 1000000000LL;
 	int status;
 	pid_t r;
 
 	while ((r = waitpid(pid, &status, WNOHANG)) == 0 &&
-	       now_ns(CLOCK_MONOTONIC) < end)
+	       now_on(CLOCK_MONOTONIC) < end)
 		sleep_ns(200000);
 	if (r == 0) {
 		kill(pid, SIGKILL);
@@ -567,7 +540,8 @@ static void one_op(struct worker *w)
 	} else if (pick < 70) {
 		store32(&s->op, OP_TIMEDLOCK);
 		/* Now and then a deadline already past. */
-		abs = realtime_in(rnd(&w->x, 8) ? (int64_t)rnd(&w->x, 2000000) :
+		abs = deadline_in(CLOCK_REALTIME,
+				  rnd(&w->x, 8) ? (int64_t)rnd(&w->x, 2000000) :
 						  -1000000);
 		r = OPS.timedlock(m, &abs);
 		if (r == ETIMEDOUT)
@@ -589,9 +563,10 @@ static void one_op(struct worker *w)
 		if (t) {
 			pick = rnd(&w->x, 10);
 			if (pick < 5) {
-				abs = realtime_in(200000 + rnd(&w->x, 3000000));
+				abs = deadline_in(CLOCK_REALTIME, 200000 +
+						  rnd(&w->x, 3000000));
 				r = OPS.cond_timedwait(a->cond, m, &abs);
-				if (r == EOWNERDEAD && cfg.kind == TK_ROBUST)
+				if (r == EOWNERDEAD && cfg.kind == LK_ROBUST)
 					t = took(w, 0, r, "cond_timedwait");
 				else if (r == ETIMEDOUT)
 					add64(&a->timeouts, 1);
@@ -648,7 +623,7 @@ static void *cancel_main(void *arg)
 	pthread_cleanup_push(cancel_cleanup, w);
 	for (;;) {
 		r = OPS.cond_wait(w->a->cond, mutex_of(w->a, 0));
-		if (r == EOWNERDEAD && cfg.kind == TK_ROBUST)
+		if (r == EOWNERDEAD && cfg.kind == LK_ROBUST)
 			took(w, 0, r, "cond_wait");
 		else if (r)
 			fail(w->a, "cond_wait (cancel) = %d", r);
@@ -672,7 +647,7 @@ static int run_threads(struct arena *a, int proc, uint64_t x, int64_t end)
 	const struct params *p = &a->p;
 	struct worker w[MAX_THREADS + 1];
 	int n = p->threads, cancel = p->cancel, ok = 1;
-	int64_t start = now_ns(CLOCK_MONOTONIC), cancel_at, lim_ns;
+	int64_t start = now_on(CLOCK_MONOTONIC), cancel_at, lim_ns;
 	int64_t stuck_ns = 2 * cfg.hang_ms * 1000000LL, seen_at[MAX_THREADS];
 	uint64_t seen[MAX_THREADS];
 
@@ -695,7 +670,7 @@ static int run_threads(struct arena *a, int proc, uint64_t x, int64_t end)
 		seen_at[k] = start;
 	}
 	while (!stopped(a)) {
-		int64_t now = now_ns(CLOCK_MONOTONIC);
+		int64_t now = now_on(CLOCK_MONOTONIC);
 
 		if (now >= end)
 			__atomic_store_n(&a->stop, 1, __ATOMIC_SEQ_CST);
@@ -716,7 +691,8 @@ static int run_threads(struct arena *a, int proc, uint64_t x, int64_t end)
 		}
 
 		if (cancel && now >= cancel_at) {
-			struct timespec lim = realtime_in(cfg.hang_ms * 1000000LL);
+			struct timespec lim = deadline_in(CLOCK_REALTIME,
+							  cfg.hang_ms * 1000000LL);
 
 			pthread_cancel(w[n].thread);
 			if (pthread_timedjoin_np(w[n].thread, NULL, &lim))
@@ -732,7 +708,7 @@ static int run_threads(struct arena *a, int proc, uint64_t x, int64_t end)
 	}
 	/* Every thread must finish when asked (the cancelled waiter too). */
 	OPS.cond_broadcast(a->cond);
-	lim_ns = now_ns(CLOCK_REALTIME) + cfg.hang_ms * 1000000LL;
+	lim_ns = now_on(CLOCK_REALTIME) + cfg.hang_ms * 1000000LL;
 	for (int k = 0; k < n + cancel; k++) {
 		struct timespec lim = { lim_ns / 1000000000LL, lim_ns % 1000000000LL };
 
@@ -757,7 +733,7 @@ static struct arena *arena_new(void)
 {
 	struct arena *a;
 
-	if (cfg.kind == TK_PRIVATE) {
+	if (cfg.kind == LK_PRIVATE) {
 		a = mmap(NULL, sizeof(*a), PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		return a == MAP_FAILED ? NULL : a;
@@ -790,7 +766,7 @@ static void round_init(struct arena *a)
 	}
 	if (OPS.cond_init(a->cond, cfg.kind))
 		fail(a, "cond_init failed");
-	atfork_mutex = cfg.kind == TK_PRIVATE ? a->mutex[0] : NULL;
+	atfork_mutex = cfg.kind == LK_PRIVATE ? a->mutex[0] : NULL;
 }
 
 /* A worker process of a shared round; in its own pid namespace with -n. */
@@ -864,9 +840,10 @@ static void kill_one(struct arena *a, pid_t *reap_pid, uint64_t *x)
 	int proc = rnd(x, a->p.procs), held = 0, r;
 	struct timespec lim;
 
-	if (cfg.kind != TK_ROBUST) {
+	if (cfg.kind != LK_ROBUST) {
 		for (; held < a->p.nr_mutexes; held++) {
-			lim = realtime_in(cfg.hang_ms * 1000000LL);
+			lim = deadline_in(CLOCK_REALTIME,
+					  cfg.hang_ms * 1000000LL);
 			r = OPS.timedlock(a->mutex[held], &lim);
 			if (r) {
 				fail(a, "the driver's timedlock of mutex %d = %d (%s)",
@@ -897,9 +874,9 @@ static int run_round(struct arena *a, long round)
 	round_init(a);
 	if (a->failed)
 		return 0;
-	end = now_ns(CLOCK_MONOTONIC) + a->p.duration_ms * 1000000;
+	end = now_on(CLOCK_MONOTONIC) + a->p.duration_ms * 1000000;
 
-	if (cfg.kind == TK_PRIVATE) {
+	if (cfg.kind == LK_PRIVATE) {
 		run_threads(a, 0, splitmix(&x), end);
 	} else {
 		pid_t reap_pid[MAX_PROCS];
@@ -909,7 +886,7 @@ static int run_round(struct arena *a, long round)
 			if (reap_pid[k] < 0)
 				fail(a, "fork: %s", strerror(errno));
 		}
-		while (!stopped(a) && now_ns(CLOCK_MONOTONIC) < end) {
+		while (!stopped(a) && now_on(CLOCK_MONOTONIC) < end) {
 			if (a->p.kill_ms && rnd(&x, (unsigned int)a->p.kill_ms) == 0)
 				kill_one(a, reap_pid, &x);
 			sleep_ns(1000000);
@@ -939,7 +916,7 @@ static void check_counts(struct arena *a)
 
 static void round_end(struct arena *a)
 {
-	if (!a->failed && cfg.kind == TK_PRIVATE)
+	if (!a->failed && cfg.kind == LK_PRIVATE)
 		check_counts(a);
 	/*
 	 * A killed waiter may have left its mark on a shared condvar (glibc's
@@ -968,14 +945,14 @@ static int exec_child(char **argv)
 
 	for (int k = 0; k < 3; k++)
 		if (strcmp(argv[0], kind_names[k]) == 0)
-			cfg.kind = (enum torture_kind)k;
-	if (cfg.kind == TK_PRIVATE) {
+			cfg.kind = (enum lock_kind)k;
+	if (cfg.kind == LK_PRIVATE) {
 		a = arena_new();
 		if (!a)
 			return CHILD_FAILED;
 		memset(a, 0, sizeof(*a));
 		a->p.nr_mutexes = 1;
-		if (OPS.mutex_init(a->mutex[0], TK_PRIVATE, TT_DEFAULT))
+		if (OPS.mutex_init(a->mutex[0], LK_PRIVATE, LT_DEFAULT))
 			return CHILD_FAILED;
 	} else {
 		a = mmap(NULL, sizeof(*a), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -996,7 +973,7 @@ static int exec_child(char **argv)
 		if (t)
 			unlock_checked(&w, i);
 	}
-	return a->failed && cfg.kind == TK_PRIVATE ? CHILD_FAILED : 0;
+	return a->failed && cfg.kind == LK_PRIVATE ? CHILD_FAILED : 0;
 }
 
 static void usage(void)
@@ -1019,7 +996,7 @@ static void parse(int argc, char **argv)
 {
 	int c;
 
-	cfg.seed = (uint64_t)now_ns(CLOCK_REALTIME) ^ (uint64_t)getpid() << 32;
+	cfg.seed = (uint64_t)now_on(CLOCK_REALTIME) ^ (uint64_t)getpid() << 32;
 	while ((c = getopt(argc, argv, "k:ns:r:R:t:H:v")) != -1) {
 		char *end = NULL;
 
@@ -1029,7 +1006,7 @@ static void parse(int argc, char **argv)
 				;
 			if (c == 3)
 				usage();
-			cfg.kind = (enum torture_kind)c;
+			cfg.kind = (enum lock_kind)c;
 			break;
 		case 'n':
 			cfg.pidns = 1;
@@ -1060,7 +1037,7 @@ static void parse(int argc, char **argv)
 	}
 	if (optind != argc || cfg.seconds <= 0 || cfg.hang_ms <= 0 ||
 	    cfg.first_round < 0 || cfg.max_rounds < 0 ||
-	    (cfg.pidns && cfg.kind == TK_PRIVATE))
+	    (cfg.pidns && cfg.kind == LK_PRIVATE))
 		usage();
 }
 
@@ -1088,9 +1065,9 @@ int main(int argc, char **argv)
 		perror("torture: the arena");
 		return 1;
 	}
-	end = now_ns(CLOCK_MONOTONIC) + (int64_t)(cfg.seconds * 1e9);
+	end = now_on(CLOCK_MONOTONIC) + (int64_t)(cfg.seconds * 1e9);
 	for (round = cfg.first_round;
-	     cfg.max_rounds ? done < cfg.max_rounds : now_ns(CLOCK_MONOTONIC) < end;
+	     cfg.max_rounds ? done < cfg.max_rounds : now_on(CLOCK_MONOTONIC) < end;
 	     round++, done++) {
 		int ok = run_round(a, round);
 

@@ -117,8 +117,9 @@ int BPF_PROG(uspin_sched_switch, bool preempt, struct task_struct *prev,
 	 * before this CPU clears prev->on_cpu in finish_task_switch (the
 	 * waker and the load balancer wait for that, with acquire), so this
 	 * store is ordered before any switch-in of prev on another CPU.
-	 * An exiting task's final switch-out stores OFF too, like the
-	 * kernel's array: an exited TID reads OFF until it is reused.
+	 * An exiting task's final switch-out stores OFF too (the kernel's
+	 * array clears the entry to 0 at exit instead): an exited TID
+	 * reads OFF until it is reused.
 	 */
 	__u32 cpu = bpf_get_smp_processor_id();
 

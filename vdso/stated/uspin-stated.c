@@ -918,7 +918,12 @@ static int remove_all(void)
 	struct uspin_stated_status *st;
 	int lock = take_lock(0), fd;
 
-	if (lock < 0) {
+	/*
+	 * No lock file: no helper runs on these paths (systemd removes
+	 * RuntimeDirectory= when the service stops), but the bpffs pin
+	 * outlives it and is still ours to remove.
+	 */
+	if (lock < 0 && lock != -ENOENT) {
 		logmsg(LOG_ERR, "%s.lock: %s", cfg.status,
 		       lock == -EBUSY ? "a helper is running" : strerror(-lock));
 		return 1;
@@ -926,7 +931,9 @@ static int remove_all(void)
 	st = old_status(&fd);	/* marks it dead */
 	if (st)
 		close(fd);
-	if (cfg.pin && unlink(cfg.pin) == 0) {
+	if (cfg.pin) {
+		unlink(cfg.pin);
+		/* Also after a helper that failed between mkdir and pin. */
 		dirname_of(cfg.pin, dir, sizeof(dir));
 		rmdir(dir);	/* only if empty */
 	}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * kill_harness.c - SIGKILL injection on a process-shared mutex (issue 25).
+ * kill.c - SIGKILL injection on a process-shared mutex (issue 25).
  *
  * The record: a and b are incremented one after the other under the
  * mutex, so a != b means a critical section was cut short.  A worker that
@@ -22,7 +22,10 @@
 #include <unistd.h>
 #include <urcu/uatomic.h>
 
-#include "kill_harness.h"
+#include "../check_suites.h"
+#include "../test_common.h"
+#include "kill.h"
+#include "lock_ops.h"
 
 #define KILL_MAX_IDS		32768
 #define KILL_MAX_WORKERS	16
@@ -36,10 +39,7 @@ struct kill_slot {
 };
 
 struct kill_shm {
-	union {
-		char bytes[KILL_MUTEX_BYTES];
-		uint64_t align;
-	} mutex;
+	struct lock_obj mutex;
 	/* The record, under the mutex. */
 	uint64_t a, b;
 	uint32_t marker;
@@ -55,29 +55,6 @@ static void burn(unsigned int n)
 {
 	while (n--)
 		caa_cpu_relax();
-}
-
-static int64_t now_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static struct timespec realtime_in(int64_t ns)
-{
-	int64_t t = now_ns(CLOCK_REALTIME) + ns;
-	struct timespec ts = { t / 1000000000LL, t % 1000000000LL };
-
-	return ts;
-}
-
-static void sleep_us(long us)
-{
-	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
-
-	nanosleep(&ts, NULL);
 }
 
 static unsigned long next_rand(unsigned long *x)
@@ -114,10 +91,10 @@ static void worker(const struct kill_config *cfg, struct kill_shm *s,
 	int r;
 
 	while (!CMM_LOAD_SHARED(s->stop)) {
-		r = cfg->lock(m);
+		r = lock_ops.lock(m);
 		if (r == EOWNERDEAD && cfg->robust) {
 			recover(s);
-			if (cfg->consistent(m) != 0) {
+			if (lock_ops.consistent(m) != 0) {
 				uatomic_inc(&s->worker_errors);
 				_exit(3);
 			}
@@ -139,7 +116,7 @@ static void worker(const struct kill_config *cfg, struct kill_shm *s,
 		cmm_barrier();
 		CMM_STORE_SHARED(s->marker, 0);
 		cmm_barrier();
-		if (cfg->unlock(m) != 0) {
+		if (lock_ops.unlock(m) != 0) {
 			uatomic_inc(&s->worker_errors);
 			_exit(4);
 		}
@@ -191,11 +168,11 @@ static int reap(pid_t pid)
 static void finish(const struct kill_config *cfg, struct kill_shm *s,
 		   pid_t *pids, uint8_t *state, struct kill_report *rep)
 {
-	int64_t until = now_ns(CLOCK_MONOTONIC) + KILL_FINISH_NS;
+	int64_t until = now_on(CLOCK_MONOTONIC) + KILL_FINISH_NS;
 	int left = cfg->workers, i, st;
 
 	CMM_STORE_SHARED(s->stop, 1);
-	while (left && now_ns(CLOCK_MONOTONIC) < until) {
+	while (left && now_on(CLOCK_MONOTONIC) < until) {
 		for (i = 0; i < cfg->workers; i++) {
 			if (!pids[i] || waitpid(pids[i], &st, WNOHANG) != pids[i])
 				continue;
@@ -206,7 +183,7 @@ static void finish(const struct kill_config *cfg, struct kill_shm *s,
 			left--;
 		}
 		if (left)
-			sleep_us(1000);
+			sleep_ns(1000000);
 	}
 	for (i = 0; i < cfg->workers; i++) {
 		if (!pids[i])
@@ -254,7 +231,7 @@ int kill_run(const struct kill_config *cfg, struct kill_report *rep)
 	if (cfg->workers < 2 || cfg->workers > KILL_MAX_WORKERS)
 		return -1;
 	x = seed ? strtoul(seed, NULL, 0) :
-		   (unsigned long)now_ns(CLOCK_MONOTONIC) ^ ((unsigned long)getpid() << 20);
+		   (unsigned long)now_on(CLOCK_MONOTONIC) ^ ((unsigned long)getpid() << 20);
 	rep->seed = x = x ? x : 1;
 	s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -262,21 +239,23 @@ int kill_run(const struct kill_config *cfg, struct kill_report *rep)
 	if (s == MAP_FAILED || !state)
 		return -1;
 	m = s->mutex.bytes;
-	if (cfg->init(m) != 0)
+	if ((cfg->init ? cfg->init(m) :
+	     lock_ops.mutex_init(m, cfg->robust ? LK_ROBUST : LK_SHARED,
+				 LT_DEFAULT)) != 0)
 		return -1;
 	for (i = 0; i < cfg->workers; i++)
 		if ((pids[i] = start(cfg, s, i, next_id++)) < 0)
 			return -1;
 
-	until = now_ns(CLOCK_MONOTONIC) + cfg->run_ms * 1000000LL;
-	while (now_ns(CLOCK_MONOTONIC) < until && next_id < KILL_MAX_IDS) {
-		sleep_us((long)(next_rand(&x) % 1500));
+	until = now_on(CLOCK_MONOTONIC) + cfg->run_ms * 1000000LL;
+	while (now_on(CLOCK_MONOTONIC) < until && next_id < KILL_MAX_IDS) {
+		sleep_ns((int64_t)(next_rand(&x) % 1500) * 1000);
 		held = 0;
 		if (!cfg->robust) {
 			/* Nobody is inside while we hold it: kill waiters only. */
-			struct timespec dl = realtime_in(KILL_LOCK_NS);
+			struct timespec dl = deadline_in(CLOCK_REALTIME, KILL_LOCK_NS);
 
-			r = cfg->timedlock(m, &dl);
+			r = lock_ops.timedlock(m, &dl);
 			if (r != 0) {
 				if (r == ETIMEDOUT)
 					rep->stranded++;
@@ -290,7 +269,7 @@ int kill_run(const struct kill_config *cfg, struct kill_report *rep)
 			 * after a millisecond ask for a handoff, and one of
 			 * them may be the one killed below.
 			 */
-			sleep_us((long)(next_rand(&x) % 2000));
+			sleep_ns((int64_t)(next_rand(&x) % 2000) * 1000);
 		}
 		i = (int)(next_rand(&x) % (unsigned long)cfg->workers);
 		kill(pids[i], SIGKILL);
@@ -300,7 +279,7 @@ int kill_run(const struct kill_config *cfg, struct kill_report *rep)
 		if (held) {
 			if (s->a != s->b || s->marker || (state[s->slots[i].id] & 2))
 				rep->torn_seen++;
-			cfg->unlock(m);
+			lock_ops.unlock(m);
 		}
 		if ((pids[i] = start(cfg, s, i, next_id++)) < 0)
 			return -1;
@@ -309,9 +288,9 @@ int kill_run(const struct kill_config *cfg, struct kill_report *rep)
 
 	/* Whatever happened, the mutex must be ours within the deadline. */
 	{
-		struct timespec dl = realtime_in(KILL_LOCK_NS);
+		struct timespec dl = deadline_in(CLOCK_REALTIME, KILL_LOCK_NS);
 
-		rep->final_lock = r = cfg->timedlock(m, &dl);
+		rep->final_lock = r = lock_ops.timedlock(m, &dl);
 	}
 	if (r != 0 && r != EOWNERDEAD) {
 		/* Both layouts keep the TID word at offset 0. */
@@ -324,12 +303,12 @@ int kill_run(const struct kill_config *cfg, struct kill_report *rep)
 	}
 	if (r == EOWNERDEAD && cfg->robust) {
 		recover(s);
-		cfg->consistent(m);
+		lock_ops.consistent(m);
 	} else if (r == 0 && (s->a != s->b || s->marker)) {
 		rep->torn_seen++;
 	}
 	if (r == 0 || r == EOWNERDEAD)
-		cfg->unlock(m);
+		lock_ops.unlock(m);
 
 	account(s, next_id, state, rep);
 	rep->torn_seen += s->torn_seen;
@@ -339,4 +318,35 @@ int kill_run(const struct kill_config *cfg, struct kill_report *rep)
 	munmap(s, sizeof(*s));
 	free(state);
 	return 0;
+}
+
+void kill_check(const struct kill_config *cfg, const struct kill_report *r,
+		const char *label)
+{
+	printf("%s: kill %s (seed %#lx): %ld kills, %ld in the critical "
+	       "section, %ld reported, %ld EOWNERDEAD, %ld repaired, %ld "
+	       "iterations; torn %ld, errors %ld, unreported %ld, misreported "
+	       "%ld, stranded %ld, stuck %ld, final lock %d",
+	       label, cfg->name, r->seed, r->kills, r->kills_in_cs, r->reported,
+	       r->eownerdead, r->torn_repaired, r->iterations, r->torn_seen,
+	       r->worker_errors, r->unreported, r->misreported, r->stranded,
+	       r->stuck, r->final_lock);
+	if (r->final_lock && r->final_lock != EOWNERDEAD)
+		printf(" (word %#x, owner %s)", r->word,
+		       r->word_owner_alive ? "alive" : "gone");
+	printf("\n");
+	fflush(stdout);
+	ck_assert_int_eq(r->final_lock == 0 ||
+			 (cfg->robust && r->final_lock == EOWNERDEAD), 1);
+	ck_assert_int_eq(r->stranded, 0);
+	ck_assert_int_eq(r->stuck, 0);
+	ck_assert_int_eq(r->torn_seen, 0);
+	ck_assert_int_eq(r->worker_errors, 0);
+	ck_assert_int_eq(r->unreported, 0);
+	ck_assert_int_eq(r->misreported, 0);
+	/* The run did what it is for. */
+	ck_assert_int_ge(r->kills, 20);
+	ck_assert_int_gt(r->iterations, 0);
+	if (cfg->robust)
+		ck_assert_int_gt(r->kills_in_cs, 0);
 }

@@ -1,22 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * kill_harness.h - SIGKILL injection on a process-shared mutex (issue 25).
+ * kill.h - SIGKILL injection on a process-shared mutex (issue 25).
  *
  * Worker processes take a mutex in shared memory and update a two-word
  * record under it; the parent SIGKILLs random workers many times a second
- * and starts new ones.  The harness knows the mutex only through the
- * callbacks below, so the same run drives a uspin_mutex_t
- * (tests/test_kill.c) and a pthread mutex under uspin-run or glibc
- * (tests/dropin/kill.c).  It returns what it saw; the suites assert.
+ * and starts new ones.  The harness knows the mutex only through
+ * lock_ops.h, so the same run drives a uspin_mutex_t (tests/test_kill.c)
+ * and a pthread mutex under uspin-run or glibc (tests/dropin/kill.c).
+ * It returns what it saw; the suites assert.
  */
-#ifndef USPIN_KILL_HARNESS_H
-#define USPIN_KILL_HARNESS_H
+#ifndef USPIN_SCENARIOS_KILL_H
+#define USPIN_SCENARIOS_KILL_H
 
 #include <stdint.h>
-#include <time.h>
-
-/* Room for the mutex: uspin_mutex_t and pthread_mutex_t are 40 bytes. */
-#define KILL_MUTEX_BYTES	64
 
 struct kill_config {
 	const char *name;
@@ -30,11 +26,11 @@ struct kill_config {
 	int robust;
 	int workers;
 	long run_ms;
+	/*
+	 * Optional: how the mutex is made (a suite's own policy), in place
+	 * of lock_ops.mutex_init() of the kind @robust says.
+	 */
 	int (*init)(void *m);
-	int (*lock)(void *m);
-	int (*timedlock)(void *m, const struct timespec *abstime); /* REALTIME */
-	int (*unlock)(void *m);
-	int (*consistent)(void *m);
 };
 
 struct kill_report {
@@ -59,5 +55,12 @@ struct kill_report {
 
 /* Run @cfg; 0, or -1 if the harness itself failed (mmap, fork). */
 int kill_run(const struct kill_config *cfg, struct kill_report *rep);
+
+/*
+ * Print @rep, a run of @cfg, as "@label: kill ...", and assert it (Check):
+ * no failure, and the run did what it is for.
+ */
+void kill_check(const struct kill_config *cfg, const struct kill_report *rep,
+		const char *label);
 
 #endif
