@@ -284,8 +284,9 @@ vm-check-smp4: kernel guest-bins
 	  -- USPIN_EXPECT_CLOCKSOURCE=tsc run-guest-suites $(VM_SMP4_SUITES)
 vm-check: vm-check-smp4
 CHECK_STEPS += vm-check
-# A cold kernel build (7-9 min) starts right after deps, at SCHED_IDLE,
-# and uses what the host steps leave idle; vm-check waits for it.
+# A cold kernel build (how long: README.md, "Commands") starts right after
+# deps, at SCHED_IDLE, and uses what the host steps leave idle; vm-check
+# waits for it.
 CHECK_BG_STEPS += bg:kernel
 
 # The unpatched Debian kernel, same config and selftest binaries: the
@@ -305,7 +306,8 @@ kernel-check-series:
 # kernel/config/distro.config), built into installable Debian packages
 # for a bare-metal run of `make bench` and `make bench-apps`
 # (docs/bare-metal.md).  `make vm-check KCONFIG=distro` boots the same
-# build in the VM.  Not part of check: 27 min on 2 cores for 6.12 (build-info.txt).
+# build in the VM.  Not part of check; how long: README.md, "Commands"
+# (each build's seconds: build-info.txt).
 KERNEL_PACKAGE_DEBS := dpkg-dev debhelper fakeroot rsync kmod libssl-dev bc flex bison libelf-dev
 kernel-package:
 	$(call deps-install,$(KERNEL_PACKAGE_DEBS) linux-source-6.12)
