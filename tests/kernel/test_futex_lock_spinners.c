@@ -10,7 +10,7 @@
  * Needs 4 CPUs (vm-check boots this suite alone with --smp 4): the driver,
  * which owns the words, runs on CPU 1 and two waiters on CPUs 2 and 3, all
  * busy, so every owner and every spinner is on a CPU; CPU 0 is left to the
- * kernel.  No verdict is a time: a waiter "slept" when its voluntary context
+ * kernel, but for the third waiter of the middle-leaving case.  No verdict is a time: a waiter "slept" when its voluntary context
  * switch count (getrusage(RUSAGE_THREAD).ru_nvcsw) grew across its lock
  * call.  A spinner may still sleep now and then (need_resched() when a
  * kernel thread wakes on its CPU ends any spin), so each verdict takes
@@ -178,6 +178,164 @@ START_TEST(test_second_spinner_waits_its_turn)
 }
 END_TEST
 
+/* --- a spinner leaving from the middle of the queue passes its place ---- */
+
+/*
+ * Three waiters of one word, queued A, B, C behind the running driver: B's
+ * call times out while it waits for its turn behind A, and B then sleeps.
+ * C must now wait for A, which runs, and spin: still waiting for B, which
+ * does not run, it would give up and sleep.  The queue is a ring hanging
+ * off its first spinner; B leaving from its middle is the case that no
+ * other trial makes.  The waiters are started and pinned before the
+ * rounds, and a round counts only if C called before B's call returned
+ * with 1 ms to spare: then B left from the middle.
+ */
+#define MIDDLE_ROUNDS	16
+#define MIDDLE_CPU	0	/* B: the fourth CPU, shared with the kernel */
+static uint32_t middle_word;
+
+struct middle_waiter {
+	int cpu;
+	long deadline_us;	/* 0: none */
+	long hold_ms;		/* the word, once taken, on the CPU */
+	pthread_t thread;
+	int round, done, quit;
+	struct timespec called, returned;
+	int err, timed_out, slept;
+};
+
+static void middle_call(struct middle_waiter *w)
+{
+	struct timespec abs, *to = NULL;
+	long before;
+	int err;
+
+	before = nvcsw_self();
+	clock_gettime(CLOCK_MONOTONIC, &w->called);
+	if (w->deadline_us) {
+		abs = w->called;
+		abs.tv_nsec += w->deadline_us * 1000L;
+		abs.tv_sec += abs.tv_nsec / 1000000000L;
+		abs.tv_nsec %= 1000000000L;
+		to = &abs;
+	}
+	err = futex_lock_op(&middle_word, FUTEX_LOCK_ADAPTIVE_PRIVATE, to);
+	clock_gettime(CLOCK_MONOTONIC, &w->returned);
+	w->slept = nvcsw_self() - before > 0;
+	w->timed_out = err == ETIMEDOUT;
+	if (w->timed_out) {
+		usleep(30 * 1000);	/* off its CPU while C still waits */
+		return;
+	}
+	if (err || (load(&middle_word) & FUTEX_TID_MASK) != (uint32_t)gettid()) {
+		w->err = 1;
+		return;
+	}
+	busy_ms(w->hold_ms);
+	if (uunlock_k(&middle_word, FUTEX_PRIVATE_FLAG))
+		w->err = 1;
+}
+
+/* Pinned and busy between rounds, so that a round starts at once. */
+static void *middle_main(void *arg)
+{
+	struct middle_waiter *w = arg;
+	int seen = 0, n;
+
+	pin_to_cpu(w->cpu);
+	for (;;) {
+		while ((n = __atomic_load_n(&w->round, __ATOMIC_ACQUIRE)) == seen)
+			if (__atomic_load_n(&w->quit, __ATOMIC_RELAXED))
+				return NULL;
+		seen = n;
+		middle_call(w);
+		__atomic_store_n(&w->done, n, __ATOMIC_RELEASE);
+	}
+}
+
+/* Start round @n of @w, and run until it has called, then @settle_ms more. */
+static void middle_go(struct middle_waiter *w, int n, long settle_ms)
+{
+	struct timespec end = deadline_ms(CLOCK_MONOTONIC, WAIT_HUNG_SEC * 1000L), now;
+
+	w->called.tv_sec = 0;
+	__atomic_store_n(&w->round, n, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&w->called.tv_sec, __ATOMIC_ACQUIRE)) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		ck_assert_msg(ts_cmp(&now, &end) < 0, "a waiter hung");
+	}
+	busy_ms(settle_ms);
+}
+
+static void middle_wait_done(struct middle_waiter *w, int n)
+{
+	struct timespec end = deadline_ms(CLOCK_MONOTONIC, WAIT_HUNG_SEC * 1000L), now;
+
+	while (__atomic_load_n(&w->done, __ATOMIC_ACQUIRE) != n) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		ck_assert_msg(ts_cmp(&now, &end) < 0, "a waiter hung");
+	}
+}
+
+START_TEST(test_middle_spinner_leaves_its_place)
+{
+	struct middle_waiter w[3] = {
+		{ .cpu = WAITER_CPU0, .hold_ms = 1 },		/* A */
+		{ .cpu = MIDDLE_CPU, .deadline_us = 8000 },	/* B */
+		{ .cpu = WAITER_CPU0 + 1 },			/* C */
+	};
+	int slept = 0, rounds = 0;
+
+	ck_assert_msg(get_nprocs() >= 4, "needs 4 CPUs, has %d (vm-check boots "
+		      "this suite with --smp 4)", get_nprocs());
+	pin_to_cpu(DRIVER_CPU);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(pthread_create(&w[i].thread, NULL, middle_main, &w[i]), 0);
+	for (int n = 1; n <= MIDDLE_ROUNDS; n++) {
+		struct timespec c_by;
+
+		ck_assert_int_eq(ulock(&middle_word, FUTEX_LOCK_PRIVATE, NULL), 0);
+		/*
+		 * B calls 2 ms after A and C 2 ms after B; B's deadline passes
+		 * about 6 ms after C called, and the driver runs 12 ms after
+		 * C called: C waits about 13 ms, within the 20 ms bound.
+		 */
+		middle_go(&w[0], n, 2);
+		middle_go(&w[1], n, 2);
+		middle_go(&w[2], n, 12);
+		ck_assert_int_eq(uunlock_k(&middle_word, FUTEX_PRIVATE_FLAG), 0);
+		for (int i = 0; i < 3; i++)
+			middle_wait_done(&w[i], n);
+		ck_assert_int_eq(w[0].err + w[1].err + w[2].err, 0);
+		c_by = w[2].called;
+		c_by.tv_nsec += 1000000L;
+		if (c_by.tv_nsec >= 1000000000L) {
+			c_by.tv_sec++;
+			c_by.tv_nsec -= 1000000000L;
+		}
+		fprintf(stderr, "middle round %d: B timed out %d, B returned %ld us after "
+		       "C called, C slept %d\n", n, w[1].timed_out,
+		       (long)((w[1].returned.tv_sec - w[2].called.tv_sec) * 1000000L +
+			      (w[1].returned.tv_nsec - w[2].called.tv_nsec) / 1000),
+		       w[2].slept);
+		if (!w[1].timed_out || ts_cmp(&c_by, &w[1].returned) >= 0)
+			continue;
+		rounds++;
+		slept += w[2].slept;
+	}
+	for (int i = 0; i < 3; i++) {
+		__atomic_store_n(&w[i].quit, 1, __ATOMIC_RELAXED);
+		ck_assert_int_eq(join_within(w[i].thread, WAIT_HUNG_SEC, NULL), 0);
+	}
+	printf("middle spinner: B left from the middle in %d of %d rounds; "
+	       "C slept in %d of them\n", rounds, MIDDLE_ROUNDS, slept);
+	ck_assert_msg(rounds >= MIDDLE_ROUNDS * 3 / 8, "B left from the middle in "
+		      "only %d of %d rounds", rounds, MIDDLE_ROUNDS);
+	ck_assert_msg(slept <= rounds / 2, "C slept in %d of %d rounds: when B "
+		      "left, C kept waiting for it instead of for A", slept, rounds);
+}
+END_TEST
+
 /* --- waiters of two words: both spin, whatever their hash buckets ------- */
 
 /*
@@ -304,6 +462,11 @@ static Suite *spinners_suite(void)
 	tc = tcase_create("second_spinner_waits_its_turn");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_second_spinner_waits_its_turn);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("middle_spinner_leaves_its_place");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_middle_spinner_leaves_its_place);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("words_sharing_a_bucket_spin_at_once");
