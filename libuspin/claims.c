@@ -24,7 +24,7 @@
  * mark of an older generation is a renewal that a fork cut short: it is
  * renewed again.
  */
-#include "process.h"
+#include "process_state.h"
 
 #define RENEWING	0x80000000u
 

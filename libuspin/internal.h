@@ -10,8 +10,8 @@
  * Hidden symbols and no ABI: this interface is versioned with the source
  * (the drop-in is always built from the same tree), so it may change in
  * any commit that changes both sides.  libuspin's own files add the
- * private header of each concern they use (process.h, setup.h, policy.h,
- * spin.h, stats.h, mutex_slow.h, mutex_flags.h).
+ * private header of each concern they use (process_state.h, setup.h,
+ * policy.h, spin.h, slow_stats.h, mutex_slow.h, mutex_flags.h).
  */
 #ifndef USPIN_INTERNAL_H
 #define USPIN_INTERNAL_H

@@ -12,11 +12,11 @@
 #include "mutex_flags.h"
 #include "mutex_slow.h"
 #include "policy.h"
-#include "process.h"
+#include "process_state.h"
 #include "robust_list.h"
 #include "setup.h"
+#include "slow_stats.h"
 #include "spin.h"
-#include "stats.h"
 
 /*
  * Called with the word just taken by @tid.  A set FUTEX_OWNER_DIED means the

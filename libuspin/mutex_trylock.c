@@ -7,7 +7,7 @@
 
 #include "mutex_flags.h"
 #include "mutex_slow.h"
-#include "process.h"
+#include "process_state.h"
 #include "robust_list.h"
 
 static int trylock_word(uspin_mutex_t *m, uint32_t tid)

@@ -11,7 +11,7 @@
 #include "futex_ops.h"
 #include "mutex_flags.h"
 #include "mutex_slow.h"
-#include "process.h"
+#include "process_state.h"
 #include "robust_list.h"
 #include "setup.h"
 #include "spin.h"

@@ -23,7 +23,7 @@
  *     robust list; shared ones still belong to the parent's thread.
  */
 #include "mutex_flags.h"
-#include "process.h"
+#include "process_state.h"
 
 int uspin_mutex_owned(const uspin_mutex_t *m)
 {

@@ -22,7 +22,7 @@
 
 #include "cycles.h"
 #include "futex_ops.h"
-#include "process.h"
+#include "process_state.h"
 #include "running_state.h"
 #include "setup.h"
 #include "spinners.h"

@@ -50,10 +50,10 @@
 #include "policy.h"
 #include "running_state.h"
 #include "setup.h"
+#include "slow_stats.h"
 #include "spin.h"
 #include "spin_tuning.h"
 #include "spinners.h"
-#include "stats.h"
 
 static inline uint32_t estimate_of(const uspin_mutex_t *m)
 {

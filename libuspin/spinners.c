@@ -46,12 +46,12 @@
 #include <sys/mman.h>
 
 #include "cycles.h"
-#include "process.h"
+#include "process_state.h"
 #include "running_state.h"
 #include "setup.h"
+#include "slow_stats.h"
 #include "spin.h"
 #include "spinners.h"
-#include "stats.h"
 
 /* ---- the queue's nodes ---- */
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "setup.h"
-#include "stats.h"
+#include "slow_stats.h"
 
 USPIN_TLS struct uspin_stats uspin_stats;
 

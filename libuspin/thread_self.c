@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "pid_namespace.h"
-#include "process.h"
+#include "process_state.h"
 #include "robust_list.h"
 #include "running_state.h"
 

@@ -58,11 +58,18 @@ check-lockpath: $(TEST_LOCKPATH)
 
 # The public header compiles alone under strict ISO C and as C++ (a
 # warning here is the defect tested, whatever WERROR says).
+# Every object searches include/, libuspin/ and vdso/ (CPPFLAGS): a header
+# there must not share its name with one elsewhere, which a file outside
+# its folder would then get instead (bench/stats.h did).
 check-header:
 	echo '#include "uspin.h"' | $(CC) -std=c11 -pedantic -Wall -Wextra -Werror \
 	  -Iinclude -fsyntax-only -x c -
 	echo '#include "uspin.h"' | $(CXX) -std=c++11 -pedantic -Wall -Wextra -Werror \
 	  -Iinclude -fsyntax-only -x c++ -
+	@dup=$$(for h in $$(ls include/*.h libuspin/*.h vdso/*.h | xargs -n1 basename); do \
+	  git ls-files -co --exclude-standard -- "*/$$h" "$$h" | grep -c . | \
+	  sed "s|^|$$h |"; done | awk '$$2 > 1 { print $$1 }'); \
+	  [ -z "$$dup" ] || { echo "check-header: searched on every path and elsewhere too: $$dup" >&2; exit 1; }
 
 # The installed tree, as a distribution would stage it (DESTDIR, a
 # multiarch LIBDIR): every file where it belongs, pkg-config's view of it,

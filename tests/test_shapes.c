@@ -20,7 +20,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 
-#include "process.h"
+#include "process_state.h"
 #include "scenarios/process.h"
 #include "test_util.h"
 

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * process.h - the process as its mutexes see it (thread_self.c, owner.c,
- * claims.c): its fork generation and pid namespace, the owner tag of
- * process-shared mutexes, and the claims a private mutex's waiters leave.
+ * process_state.h - the process as its mutexes see it (thread_self.c,
+ * owner.c, claims.c): its fork generation and pid namespace, the owner tag
+ * of process-shared mutexes, and the claims a private mutex's waiters
+ * leave.
  */
-#ifndef USPIN_PROCESS_H
-#define USPIN_PROCESS_H
+#ifndef USPIN_PROCESS_STATE_H
+#define USPIN_PROCESS_STATE_H
 
 #include "mutex_flags.h"
 

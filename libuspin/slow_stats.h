@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * stats.h - per-thread slow-path counters (stats.c, uspin_thread_stats()).
+ * slow_stats.h - per-thread slow-path counters (stats.c, read by
+ * uspin_thread_stats()).
  */
-#ifndef USPIN_STATS_H
-#define USPIN_STATS_H
+#ifndef USPIN_SLOW_STATS_H
+#define USPIN_SLOW_STATS_H
 
 #include "internal.h"
 
