@@ -19,7 +19,8 @@
 #                         guest: what libuspin's self-preemption stop
 #                         must stay above (docs/design.md)
 #   make bench-check      does the machinery work (behaviour, never timing;
-#                         part of make check)
+#                         the verdict rule's simulated error rates; part of
+#                         make check)
 #   make eval-plots       the plots of the runs kept in docs/eval/, redrawn
 #                         from their CSVs into $(BUILD)/eval/
 #
@@ -163,9 +164,11 @@ eval-plots:
 # Real applications (bench/apps/, docs/apps.md).
 include bench/apps/apps.mk
 
-# The evaluation's ratio tables recompute from the runs stored under
-# docs/eval/ (each is marked with the bench/compare.py command that made
-# it); the selftest shows that a changed number is caught.
+# The evaluation's tables recompute from the runs stored under docs/eval/
+# (each is marked with the bench/compare.py or regimes.py command that
+# made it) and the verdict rule's simulated error rates from
+# bench/benchlib/selftest.py; the selftest shows that a changed number is
+# caught.
 check-eval-tables:
 	python3 -B bench/check_eval_tables.py --selftest docs/evaluation.md
 .PHONY: check-eval-tables

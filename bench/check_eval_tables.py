@@ -8,13 +8,12 @@ aside) is a comment
     <!-- recompute: python3 bench/compare.py SIDE LOCK BASE... [options] -->
 
 naming the command that produced it from the CSVs under docs/eval/.  The
-command runs (only bench/compare.py or bench/regimes.py, without a
-shell); every row of the
+command runs (only bench/compare.py, bench/regimes.py or
+bench/benchlib/selftest.py, without a shell); every row of the
 document's table must be a row of the command's table, cell for cell
-(labels in the header may differ; rows may be left out).  An indented
-code block in place of the table (the output of --tally) must be the
-command's output, line for line.  Prints one line per table and exits 1
-on any difference, or if a document has no checked table at all.
+(labels in the header may differ; rows may be left out).  Prints one
+line per table and exits 1 on any difference, or if a document has no
+checked table at all.
 
 usage: bench/check_eval_tables.py [DOC.md ...]   (default: docs/evaluation.md)
        bench/check_eval_tables.py --selftest [DOC.md ...]
@@ -28,8 +27,9 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# The scripts a recompute comment may name: they only read docs/eval/.
-SCRIPTS = ("bench/compare.py", "bench/regimes.py")
+# The scripts a recompute comment may name: they only read docs/eval/
+# (the selftest reads nothing: it simulates the verdict rule's error rates).
+SCRIPTS = ("bench/compare.py", "bench/regimes.py", "bench/benchlib/selftest.py")
 MARK = re.compile(r"^<!-- recompute: (.*) -->\s*$")
 
 
@@ -45,20 +45,6 @@ def tables(lines, start):
         rows.append([c.strip() for c in lines[i].strip().strip("|").split("|")])
         i += 1
     return rows if len(rows) >= 3 else None
-
-
-def text_block(lines, start):
-    """The indented code block at the first non-blank line at or after start."""
-    i = start
-    while i < len(lines) and not lines[i].strip():
-        i += 1
-    if i >= len(lines) or not lines[i].startswith("    "):
-        return None
-    out = []
-    while i < len(lines) and (lines[i].startswith("    ") or not lines[i].strip()):
-        out.append(lines[i][4:].rstrip())
-        i += 1
-    return [l for l in out if l]
 
 
 def body(rows):
@@ -141,22 +127,13 @@ def check(path, mutate=None):
         if not m:
             continue
         rows = tables(lines, n + 1)
-        text = None if rows else text_block(lines, n + 1)
-        if not rows and not text:
-            found.append((n + 1, m.group(1), ["no table or code block follows the comment"]))
+        if not rows:
+            found.append((n + 1, m.group(1), ["no table follows the comment"]))
             continue
         if mutate:
-            rows, text = mutate(rows, text)
+            rows = mutate(rows)
         try:
-            if rows:
-                diffs = differences(rows, recompute(m.group(1)))
-            else:
-                got = [l.rstrip() for l in run(m.group(1)) if l.strip()]
-                diffs = ["line %d: document %r, recomputed %r" % (k + 1, w, g)
-                         for k, (w, g) in enumerate(zip(text, got)) if w != g]
-                if len(text) != len(got):
-                    diffs.append("%d lines, the command prints %d" % (len(text), len(got)))
-            found.append((n + 1, m.group(1), diffs))
+            found.append((n + 1, m.group(1), differences(rows, recompute(m.group(1)))))
         except ValueError as e:
             found.append((n + 1, m.group(1), [str(e)]))
     return found
@@ -183,15 +160,11 @@ def selftest(path):
     def digit(text):
         return re.sub(r"\d", lambda d: str((int(d.group()) + 1) % 10), text, count=1)
 
-    def bump(rows, text):
-        if rows:
-            rows = [list(r) for r in rows]
-            rows[2][1] = digit(rows[2][1])
-        else:
-            text = list(text)
-            k = next(i for i, l in enumerate(text) if re.search(r"\d", l))
-            text[k] = digit(text[k])
-        return rows, text
+    def bump(rows):
+        rows = [list(r) for r in rows]
+        k = next(k for k, c in enumerate(rows[2]) if k and re.search(r"\d", c))
+        rows[2][k] = digit(rows[2][k])
+        return rows
     found = check(path, bump)
     caught = bool(found) and all(d for _, _, d in found)
     print("%s: selftest: a changed number in each of %d blocks %s" % (

@@ -16,9 +16,12 @@ owner and its waiters (axes of `holdtime`, docs/benchmarks.md):
              (a preemptor takes the owner's CPU in 0.1-1 % of critical
              sections) or often (10-50 %).
 
-Per regime and base the table gives the paired verdicts of LOCK / BASE
-(bench/compare.py: better / tie / worse on the per-round ratio's 95 %
-interval) and the range of the per-point paired medians.  --account
+Per regime and base the table gives the calls of the one verdict rule
+on LOCK / BASE (bench/benchlib/verdict.py, as bench/compare.py: paired
+t test on the per-round log ratios, TOST at ±5 %, Benjamini-Hochberg
+over every point of the grid, not of the regime), counted as better /
+equivalent / inconclusive / worse, and the range of the per-point
+geometric mean ratios.  --account
 prints instead, per regime, where the time goes: the median over the
 regime's points of LOCK's and each BASE's wasted spin per operation, and
 with --shadow the spin the shadow-mode control spent while the owner was
@@ -35,7 +38,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from benchlib.data import Side  # noqa: E402
-from benchlib.stats import bootstrap_median, fmt_num, median  # noqa: E402
+from benchlib import verdict as vd  # noqa: E402
+from benchlib.stats import fmt_num, median  # noqa: E402
 from benchlib.summary import METRICS, compare_pair, md_table  # noqa: E402
 
 WORKLOAD = "holdtime"
@@ -106,31 +110,22 @@ def holds_note(side, by_load):
 
 
 def verdict_cell(side, points, lock, base, metric):
-    higher = METRICS[metric].higher_is_better
-    n = {"better": 0, "tie": 0, "worse": 0}
-    meds = []
+    calls, ratios = [], []
     for p in points:
         c = compare_pair(side, WORKLOAD, p, lock, base, metric)
-        if not c:
-            continue
-        r = c.ratio
-        if r.lo > 1:
-            n["better" if higher else "worse"] += 1
-        elif r.hi < 1:
-            n["worse" if higher else "better"] += 1
-        else:
-            n["tie"] += 1
-        meds.append(r.median)
-    if not meds:
+        if c:
+            calls.append(c.verdict)
+            ratios.append(c.paired.ratio)
+    if not ratios:
         return "-"
-    span = fmt_num(min(meds)) if min(meds) == max(meds) else \
-        "%s–%s" % (fmt_num(min(meds)), fmt_num(max(meds)))
-    return "%d/%d/%d · %s" % (n["better"], n["tie"], n["worse"], span)
+    span = fmt_num(min(ratios)) if min(ratios) == max(ratios) else \
+        "%s–%s" % (fmt_num(min(ratios)), fmt_num(max(ratios)))
+    return "%s · %s" % (vd.counts_cell(calls), span)
 
 
 def point_median(side, p, lock, column):
     v = side.values(WORKLOAD, p, lock, column)
-    return bootstrap_median(list(v.values())).median if v else None
+    return median(list(v.values())) if v else None
 
 
 def account_cell(side, points, lock, column):
@@ -182,9 +177,9 @@ def main():
         for (ld, band), pts in groups:
             rows.append([regime_label(ld, band), str(len(pts))] +
                         [verdict_cell(side, pts, a.lock, b, a.metric) for b in a.bases])
-        print("%s per regime (%s, %s%s): better/tie/worse on the paired per-round ratio, "
-              "and the range of its medians\n" % (a.lock, side.name, WORKLOAD,
-                                                 holds_note(side, a.by_load)))
+        print("%s per regime (%s, %s%s): better/equivalent/inconclusive/worse, %s; and the "
+              "range of the geometric mean ratios\n" % (a.lock, side.name, WORKLOAD,
+                                                       holds_note(side, a.by_load), vd.rule_line()))
     print(md_table(head, rows))
 
 

@@ -9,12 +9,14 @@ meta.json and a repeats.csv in the uspin-bench format).  For each side:
 - the baseline: futex_lock_adaptive in the guest (the in-kernel spinner),
   glibc's adaptive mutex elsewhere (override with --baseline guest=LOCK);
 - points.csv: per workload, point, lock and metric, the median and its
-  95 % bootstrap interval, the per-round ratio to the baseline with its
-  interval, and the verdict (win / tie / loss, intervals only);
+  95 % bootstrap interval (descriptive), the geometric mean of the
+  per-round ratios to the baseline with its 95 % t interval, p, the
+  Benjamini-Hochberg q, and the call of the one verdict rule
+  (bench/benchlib/verdict.py: better / equivalent / inconclusive / worse);
 - plots/: per workload and facet, the ratio to the baseline against the
   workload's axis, PNG + SVG (bench/benchlib/gnuplot.py);
-and summary.md at the top: what was run, the guard's findings, win/tie/
-loss counts per contender, tables per workload.  See docs/benchmarks.md.
+and summary.md at the top: what was run, the guard's findings, the
+calls counted per contender, tables per workload.  See docs/benchmarks.md.
 """
 import argparse
 import csv
@@ -24,7 +26,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from benchlib import colours, gnuplot, stats, summary  # noqa: E402
+from benchlib import colours, gnuplot, stats, summary, verdict  # noqa: E402
 from benchlib.data import Side  # noqa: E402
 from benchlib.stats import fmt_num  # noqa: E402
 from benchlib.summary import METRICS, md_table  # noqa: E402
@@ -102,13 +104,15 @@ def write_points_csv(side, base, comps_by_metric):
     with open(path, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["workload", "point", "lock", "metric", "n", "median", "lo", "hi", "baseline",
-                    "base_median", "base_lo", "base_hi", "ratio", "ratio_lo", "ratio_hi", "verdict"])
+                    "base_median", "base_lo", "base_hi", "ratio", "ratio_lo", "ratio_hi", "p", "q",
+                    "verdict"])
         for metric, comps in comps_by_metric.items():
             for c in comps:
-                w.writerow([c.workload, c.point, c.lock, metric, c.value.n, "%.6g" % c.value.median,
-                            "%.6g" % c.value.lo, "%.6g" % c.value.hi, base, "%.6g" % c.base.median,
-                            "%.6g" % c.base.lo, "%.6g" % c.base.hi, "%.6g" % c.ratio.median,
-                            "%.6g" % c.ratio.lo, "%.6g" % c.ratio.hi, c.verdict])
+                v, b, r = c.value, c.base, c.paired
+                w.writerow([c.workload, c.point, c.lock, metric, r.n] +
+                           ["%.6g" % x for x in (v.median, v.lo, v.hi)] + [base] +
+                           ["%.6g" % x for x in (b.median, b.lo, b.hi, r.ratio, r.lo, r.hi, r.p, r.q)] +
+                           [c.verdict])
     return path
 
 
@@ -136,7 +140,7 @@ def plots_for(side, base, wl, caption):
                     c = summary.compare_pair(side, wl, p, lock, base, metric)
                     if not c:
                         continue
-                    pt = (xv, c.ratio.median, c.ratio.lo, c.ratio.hi)
+                    pt = (xv, c.paired.ratio, c.paired.lo, c.paired.hi)
                     (foot if colours.is_footnote(lock) else series).setdefault(lock, []).append(pt)
             if not series:
                 continue
@@ -146,7 +150,7 @@ def plots_for(side, base, wl, caption):
             name = "%s-%s-%s" % (wl, metric, facet_slug(key))
             title = "%s (%s): %s relative to %s (%s is better)" % (
                 wl, facet_name(key + const), m.label, base, "higher" if m.higher_is_better else "lower")
-            ylabel = "%s / %s's (median of per-round ratios, 95%% band)" % (m.label, base)
+            ylabel = "%s / %s's (geometric mean of per-round ratios, 95%% band)" % (m.label, base)
             if gnuplot.ratio_plot(os.path.join(plotdir, name), title, caption, x, ylabel, base,
                                   [(l, series[l]) for l in colours.order(series)], footnote):
                 made.append((name, "%s/plots/%s" % (side.name, name)))
@@ -178,11 +182,11 @@ def workload_section(side, base, wl, caption, out, top):
         for lock in colours.order(side.locks()):
             c = summary.compare_pair(side, wl, "uncontended", lock, base, "ns_per_op") if lock != base else None
             if c:
-                series.append((lock, {"uncontended": (c.ratio.median, c.ratio.lo, c.ratio.hi)}))
+                series.append((lock, {"uncontended": (c.paired.ratio, c.paired.lo, c.paired.hi)}))
         name = "micro-ns_per_op"
         if gnuplot.ratio_bars(os.path.join(side.path, "plots", name),
                               "micro: uncontended lock+unlock relative to %s (lower is better)" % base,
-                              caption, "ns per pair / %s's (median of per-round ratios, 95%% interval)" % base,
+                              caption, "ns per pair / %s's (geometric mean of per-round ratios, 95%% interval)" % base,
                               base, ["uncontended"], series):
             p = "%s/plots/%s" % (side.name, name)
             out.append("Plot: [%s](%s.png) ([svg](%s.svg))\n" % (name, p, p))
@@ -201,8 +205,9 @@ def workload_section(side, base, wl, caption, out, top):
             bv = side.values(wl, p, base, metric)
             b = stats.bootstrap_median([v * m.scale for v in bv.values()]) if bv else None
             rows.append([p, b.fmt() if b else "-"] + cells)
-        out.append("%s relative to %s (%s is better; per-round ratio, median [95 %% interval]; "
-                   "▲ win ▼ loss · tie; † a repetition was disturbed). Baseline column: %s%s.\n" % (
+        out.append("%s relative to %s (%s is better; per-round ratios, geometric mean [95 %% interval]; "
+                   "▲ above 1 ▼ below = within ±5 %% · inconclusive; † a repetition was disturbed). "
+                   "Baseline column: %s%s.\n" % (
                        m.label, base, "higher" if m.higher_is_better else "lower", m.label,
                        " (%s)" % m.unit if m.unit else ""))
         out.append(md_table(["point", base] + main, rows))
@@ -310,13 +315,13 @@ def side_section(side, base, out, top):
                for metric in VERDICT_METRICS}
     contenders = summary.contenders(side, base)
     rows = [[l + (" **(proposal)**" if colours.is_proposal(l) else "")] +
-            [summary.wtl(tallies[mt].get(l, {})) for mt in VERDICT_METRICS] for l in contenders
+            [summary.beiw(tallies[mt].get(l, {})) for mt in VERDICT_METRICS] for l in contenders
             if any(l in tallies[mt] for mt in VERDICT_METRICS)]
     if rows:
         out.append("### Every contender against %s\n" % base)
-        out.append("Win / tie / loss over all contended points of all workloads (a win or loss only where "
-                   "the two 95 % intervals do not overlap):\n")
-        out.append(md_table(["contender"] + ["%s W/T/L" % METRICS[mt].label for mt in VERDICT_METRICS], rows))
+        out.append("Better / equivalent / inconclusive / worse over all contended points of all workloads "
+                   "(%s):\n" % verdict.rule_line())
+        out.append(md_table(["contender"] + ["%s B/E/I/W" % METRICS[mt].label for mt in VERDICT_METRICS], rows))
     prop = colours.PROPOSAL
     if prop in side.locks():
         rows = []
@@ -325,11 +330,11 @@ def side_section(side, base, out, top):
             for mt in VERDICT_METRICS:
                 cs = [summary.compare_pair(side, wl, p, prop, other, mt)
                       for wl in side.workloads() if wl != "micro" for p in side.point_ids(wl)]
-                cells.append(summary.wtl(summary.tally([c for c in cs if c]).get(prop, {})))
+                cells.append(summary.beiw(summary.tally([c for c in cs if c]).get(prop, {})))
             rows.append([other] + cells)
         out.append("### %s against each contender\n" % prop)
-        out.append("Where the proposal wins, ties and loses, point by point (all contended workloads):\n")
-        out.append(md_table(["against"] + ["%s W/T/L" % METRICS[mt].label for mt in VERDICT_METRICS], rows))
+        out.append("The proposal against each contender, point by point (all contended workloads):\n")
+        out.append(md_table(["against"] + ["%s B/E/I/W" % METRICS[mt].label for mt in VERDICT_METRICS], rows))
         per_wl = []
         for wl in side.workloads():
             if wl == "micro":
@@ -337,10 +342,10 @@ def side_section(side, base, out, top):
             t = summary.tally([c for c in comps["ops_per_s"] if c.workload == wl and c.lock == prop])
             t2 = summary.tally([c for c in comps["cpu_us_per_op"] if c.workload == wl and c.lock == prop])
             t3 = summary.tally([c for c in comps["lat_p99_ns"] if c.workload == wl and c.lock == prop])
-            per_wl.append([wl, summary.wtl(t.get(prop, {})), summary.wtl(t2.get(prop, {})),
-                           summary.wtl(t3.get(prop, {}))])
+            per_wl.append([wl, summary.beiw(t.get(prop, {})), summary.beiw(t2.get(prop, {})),
+                           summary.beiw(t3.get(prop, {}))])
         out.append("By workload, against %s:\n" % base)
-        out.append(md_table(["workload", "throughput W/T/L", "CPU/op W/T/L", "p99 W/T/L"], per_wl))
+        out.append(md_table(["workload", "throughput B/E/I/W", "CPU/op B/E/I/W", "p99 B/E/I/W"], per_wl))
     for wl in side.workloads():
         workload_section(side, base, wl, caption, out, top)
 
@@ -359,10 +364,11 @@ def main():
     if os.path.exists(os.path.join(top, "WARNING-busy.txt")):
         out.append("**Warning: other heavy work ran during this run; see WARNING-busy.txt.**\n")
     out.append("How to read: every number for a lock is the median over rounds (each round runs every lock "
-               "once, interleaved); ratios are taken per round against the side's baseline and bootstrapped "
-               "(95 %% percentile intervals, %d resamples, seed %d); a contender **wins** or **loses** a point "
-               "only when its interval and the baseline's do not overlap, otherwise it is a **tie**. Method "
-               "and columns: docs/benchmarks.md.\n" % (stats.RESAMPLES, stats.SEED))
+               "once, interleaved), with its 95 %% percentile-bootstrap interval (%d resamples, seed %d; "
+               "descriptive). Ratios are taken per round against the side's baseline: their geometric mean "
+               "and 95 %% t interval, and one call per point, **better**, **equivalent**, **inconclusive** or "
+               "**worse**: %s. Method and columns: docs/benchmarks.md.\n"
+               % (stats.RESAMPLES, stats.SEED, verdict.rule_line()))
     sides = [d for d in sorted(os.listdir(top)) if os.path.exists(os.path.join(top, d, "meta.json"))]
     order = [s for s, _ in SIDES if s in sides] + [s for s in sides if s not in dict(SIDES)]
     for name, label in SIDES:

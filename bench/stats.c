@@ -168,13 +168,3 @@ struct bench_interval bench_bootstrap_ratio(const double *a, const double *b,
 
 	return bootstrap(n, BENCH_BOOTSTRAP_RESAMPLES, ratio_of, &p);
 }
-
-const char *bench_verdict(struct bench_interval a, struct bench_interval b,
-			  int higher_is_better)
-{
-	if (a.lo > b.hi)
-		return higher_is_better ? "win" : "loss";
-	if (a.hi < b.lo)
-		return higher_is_better ? "loss" : "win";
-	return "tie";
-}

@@ -48,8 +48,5 @@ struct bench_interval bench_bootstrap_median_r(const double *v, size_t n,
  */
 struct bench_interval bench_bootstrap_ratio(const double *a, const double *b,
 					    size_t n);
-/* "win", "loss" or "tie": @a against @b, intervals only. */
-const char *bench_verdict(struct bench_interval a, struct bench_interval b,
-			  int higher_is_better);
 
 #endif /* BENCH_STATS_H */

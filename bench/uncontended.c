@@ -396,12 +396,8 @@ int main(int argc, char **argv)
 		fprintf(out, "phase,subject,round,ns_per_pair\n");
 	printf("lock+unlock, ns per pair: median [95 %% bootstrap interval] over %d rounds; ratio per round to glibc's pthread_mutex (same phase, same round)\n",
 	       rounds);
-	printf("%-9s %-40s %-24s %-24s %s\n", "phase", "subject", "ns", "vs pthread_mutex",
-	       "verdict");
+	printf("%-9s %-40s %-24s %s\n", "phase", "subject", "ns", "vs pthread_mutex");
 	for (ph = 0; ph < NR_PHASES; ph++) {
-		struct bench_interval base = bench_bootstrap_median(
-			cols[BASELINE].ns[ph], cols[BASELINE].n[ph]);
-
 		for (s = 0; s < ncols; s++) {
 			struct column *c = &cols[s];
 			struct bench_interval v, q;
@@ -415,15 +411,14 @@ int main(int argc, char **argv)
 			q = bench_bootstrap_ratio(c->ns[ph], cols[BASELINE].ns[ph], n);
 			snprintf(a, sizeof(a), "%.2f [%.2f, %.2f]", v.median, v.lo, v.hi);
 			snprintf(b, sizeof(b), "%.2fx [%.2f, %.2f]", q.median, q.lo, q.hi);
-			printf("%-9s %-40s %-24s %-24s %s\n", phases[ph], c->name, a,
-			       s == BASELINE ? "(baseline)" : b,
-			       s == BASELINE ? "" : bench_verdict(v, base, 0));
+			printf("%-9s %-40s %-24s %s\n", phases[ph], c->name, a,
+			       s == BASELINE ? "(baseline)" : b);
 			for (r = 0; out && r < c->n[ph]; r++)
 				fprintf(out, "%s,%s,%d,%.4f\n", phases[ph], c->name, r,
 					c->ns[ph][r]);
 		}
 	}
-	printf("verdict: win / loss only where the two intervals do not overlap (lower is better), else tie; seed %d, %d resamples\n",
+	printf("intervals: percentile bootstrap, seed %d, %d resamples; descriptive, no verdict (the one rule is bench/benchlib/verdict.py's)\n",
 	       BENCH_BOOTSTRAP_SEED, BENCH_BOOTSTRAP_RESAMPLES);
 	printf("__libc_single_threaded: 1 in every single round: %s; 0 in every threaded round: %s\n",
 	       single_threaded_wrong[0] ? "NO (a constructor started a thread?)" : "yes",

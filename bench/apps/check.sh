@@ -162,14 +162,14 @@ mkdir -p "$cmp/guest"
 	done
 } > "$cmp/guest/repeats.csv"
 out=$(python3 bench/apps/compare.py "$cmp" A B 2>&1)
-if echo "$out" | grep -q '| w | t8-h0 | 2 \[.*| A better | 1 \[1, 1\] (n=5) | tie |'; then
-	pass "compare.py: twice as fast in every round is 'A better', equal CPU a tie"
+if echo "$out" | grep -q '| w | t8-h0 | 2 \[.*| better | 1 \[1, 1\] (n=5) | equivalent |'; then
+	pass "compare.py: twice as fast in every round is 'better', equal CPU 'equivalent'"
 else
 	fail "compare.py A B: $out"
 fi
 out=$(python3 bench/apps/compare.py "$cmp" A C 2>&1)
-echo "$out" | grep -q '| w | t8-h0 | 1 \[1, 1\] (n=5) | tie |' &&
-	pass "compare.py: equal configurations tie" || fail "compare.py A C: $out"
+echo "$out" | grep -q '| w | t8-h0 | 1 \[1, 1\] (n=5) | equivalent |' &&
+	pass "compare.py: equal configurations are equivalent" || fail "compare.py A C: $out"
 if python3 bench/apps/compare.py "$cmp" A nosuch > /dev/null 2>&1; then
 	fail "compare.py with a configuration that never ran exited 0"
 else

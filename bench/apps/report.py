@@ -12,8 +12,10 @@ as bench/apps/apps.sh left it: env.txt, configs/, raw/.  For each side:
   exit 1 (--allow-no-preload: testing a harness with a stub wrapper);
 - writes repeats.csv (one row per workload x point x configuration x
   round; rows of failed runs are kept = 0), meta.json and points.csv
-  (every metric's median and 95 % bootstrap interval, the per-round ratio
-  to glibc with its interval, the verdict);
+  (every metric's median and 95 % bootstrap interval, descriptive; the
+  geometric mean of the per-round ratios to glibc with its 95 % t
+  interval, p, q and the call of the one verdict rule,
+  bench/benchlib/verdict.py);
 then plots/ (one bar chart per workload and metric: ratio to glibc with
 interval whiskers, host and guest side by side, PNG + SVG) and
 summary.md.  The statistics are bench/benchlib's (docs/benchmarks.md,
@@ -29,7 +31,7 @@ here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(here))
 sys.path.insert(0, here)
 
-from benchlib import colours, gnuplot, stats, summary  # noqa: E402
+from benchlib import colours, gnuplot, stats, summary, verdict  # noqa: E402
 from benchlib.data import Side  # noqa: E402
 from benchlib.stats import fmt_num  # noqa: E402
 from benchlib.summary import md_table  # noqa: E402
@@ -199,7 +201,7 @@ def comparisons(side):
                     c = summary.compare_pair(side, wl, point, lock, BASELINE, metric)
                     if c:
                         hib = dict((m[0], m[4]) for m in METRICS)[metric]
-                        c.verdict = stats.verdict(c.value, c.base, hib)
+                        c.verdict = verdict.verdict(c.paired, hib)
                         out[(wl, point, lock, metric)] = c
     return out
 
@@ -208,12 +210,14 @@ def write_points_csv(side, comps):
     with open(os.path.join(side.path, "points.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["workload", "point", "lock", "metric", "n", "median", "lo", "hi", "baseline",
-                    "base_median", "base_lo", "base_hi", "ratio", "ratio_lo", "ratio_hi", "verdict"])
+                    "base_median", "base_lo", "base_hi", "ratio", "ratio_lo", "ratio_hi", "p", "q",
+                    "verdict"])
         for (wl, point, lock, metric), c in comps.items():
-            w.writerow([wl, point, lock, metric, c.value.n] +
-                       ["%.6g" % x for x in (c.value.median, c.value.lo, c.value.hi)] + [BASELINE] +
-                       ["%.6g" % x for x in (c.base.median, c.base.lo, c.base.hi,
-                                             c.ratio.median, c.ratio.lo, c.ratio.hi)] + [c.verdict])
+            v, b, r = c.value, c.base, c.paired
+            w.writerow([wl, point, lock, metric, r.n] +
+                       ["%.6g" % x for x in (v.median, v.lo, v.hi)] + [BASELINE] +
+                       ["%.6g" % x for x in (b.median, b.lo, b.hi, r.ratio, r.lo, r.hi, r.p, r.q)] +
+                       [c.verdict])
 
 
 def plots(top, sides, comps):
@@ -236,7 +240,7 @@ def plots(top, sides, comps):
                         c = comps[s.name].get((wl, point, lock, metric))
                         if lock == BASELINE or not c:
                             continue
-                        series.setdefault(lock, {})[cat] = (c.ratio.median, c.ratio.lo, c.ratio.hi)
+                        series.setdefault(lock, {})[cat] = (c.paired.ratio, c.paired.lo, c.paired.hi)
             if not series:
                 continue
             ordered = [(l, series[l]) for l in colours.order(list(series))]
@@ -329,17 +333,17 @@ def side_section(side, label, comps, failures, out):
     dist = side.disturbed()
     out.append("Guard: %d of %d runs disturbed (foreign load > %.2f CPUs or steal > %g %%; marked †, not "
                "rerun).\n" % (len(dist), len(side.rows), parse.GUARD_FOREIGN_CPUS, parse.GUARD_STEAL_PCT))
-    # Win / tie / loss against glibc, over every workload and point.
+    # The calls against glibc, over every workload and point.
     tal = []
     for lock in colours.order([l for l in side.locks() if l != BASELINE]):
         cells = [lock + (" (proposal)" if colours.is_proposal(lock) else "")]
         for metric in ("ops_per_s", "cpu_us_per_op", "lat_p99_ns"):
             t = summary.tally([c for (wl, p, l, mm), c in comps.items() if l == lock and mm == metric])
-            cells.append(summary.wtl(t.get(lock, {})))
+            cells.append(summary.beiw(t.get(lock, {})))
         tal.append(cells)
     if tal:
-        out.append("Against glibc, over every workload and point (win / tie / loss; a win only when the "
-                   "intervals do not overlap):\n")
+        out.append("Against glibc, over every workload and point (better / equivalent / inconclusive / "
+                   "worse):\n")
         out.append(md_table(["configuration", "throughput", "CPU/op", "p99"], tal))
     lockcount_section(side, out)
     for wl in side.workloads():
@@ -426,10 +430,10 @@ def main():
     out.append("How to read: unmodified Debian applications, run under glibc as it is and under "
                "`uspin-run --policy P` (the pthread drop-in). Every number is the median over rounds (each "
                "round runs every point under every configuration, in rotated order); ratios to glibc are "
-               "taken per round and bootstrapped (95 %% percentile intervals, %d resamples, seed %d); a "
-               "configuration **wins** (▲) or **loses** (▼) only when its interval and glibc's do not "
-               "overlap, otherwise it ties (·). docs/apps.md says what each workload measures and what "
-               "TCG distorts.\n" % (stats.RESAMPLES, stats.SEED))
+               "taken per round (geometric mean, 95 %% t interval) and each point gets one call, better, "
+               "worse (▲ / ▼: the ratio above / below 1), equivalent (=) or inconclusive (·): %s. Medians' intervals: percentile bootstrap, %d resamples, seed %d, "
+               "descriptive. docs/apps.md says what each workload measures and what TCG distorts.\n"
+               % (verdict.rule_line(), stats.RESAMPLES, stats.SEED))
     if args.allow_no_preload:
         out.append("**Testing only: the uspin configurations were not required to preload libuspin "
                    "(--allow-no-preload); they may have run on glibc.**\n")
@@ -455,7 +459,7 @@ def main():
     if made:
         out.append("## Plots\n")
         out.append("One chart per workload and metric: each configuration's per-round ratio to glibc "
-                   "(median, 95 % interval as whiskers), host and guest side by side; the proposal "
+                   "(geometric mean, 95 % interval as whiskers), host and guest side by side; the proposal "
                    "(uspin-user-adaptive) has the black border.\n")
         for wl in parse.ORDER:
             for label, rel in made.get(wl, []):

@@ -6,14 +6,17 @@ that runs external programs under several lock configurations (the real
 applications, bench/apps/): write rows in the repeats.csv format
 (data.py), then
 
-    from benchlib import data, stats, summary, gnuplot, colours
+    from benchlib import data, stats, verdict, summary, gnuplot, colours
 
-- stats:   medians, percentile-bootstrap intervals (fixed seed), paired
-           ratios, win/tie/loss from intervals;
+- verdict: the one rule every report's better / equivalent /
+           inconclusive / worse comes from: paired per-round log ratios,
+           t test, TOST at ±5 %, Benjamini-Hochberg over each grid;
+- stats:   medians and percentile-bootstrap intervals (fixed seed),
+           descriptive only;
 - colours: the one table of colours and line styles per lock, used by
            every plot;
 - data:    reading repeats.csv / meta.json, grouping by point and round;
-- summary: comparisons against a baseline, win/tie/loss tallies,
+- summary: comparisons against a baseline (through verdict), tallies,
            markdown tables, captions;
 - gnuplot: ratio-to-baseline line plots with interval bands and ratio
            bar charts with whiskers, PNG + SVG.

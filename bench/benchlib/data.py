@@ -41,13 +41,17 @@ def num(row, key):
 
 
 class Side:
-    """One environment's results: meta, kept rows, and groupings."""
+    """One environment's results: meta (empty without a meta.json), kept
+    rows, and groupings."""
 
     def __init__(self, path, name=None):
         self.path = path
         self.name = name or os.path.basename(os.path.normpath(path))
-        with open(os.path.join(path, "meta.json")) as f:
-            self.meta = json.load(f)
+        meta = os.path.join(path, "meta.json")
+        self.meta = {}
+        if os.path.exists(meta) or not os.path.exists(os.path.join(path, "repeats.csv")):
+            with open(meta) as f:
+                self.meta = json.load(f)
         self.all_rows = read_rows(os.path.join(path, "repeats.csv"))
         self.rows = [r for r in self.all_rows if r.get("kept", "1") != "0"]
         self.points = {}  # (workload, point) -> {lock: {rep: row}}

@@ -1,18 +1,13 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Medians, percentile-bootstrap intervals and verdicts.
+"""Medians and percentile-bootstrap intervals: descriptive only.
 
-The method (docs/benchmarks.md, "Method"):
-- a point's value for a lock is the median over its repetitions (rounds);
-- its 95 % interval is the percentile bootstrap of that median: RESAMPLES
-  resamples of the rounds with replacement, the 2.5th and 97.5th
-  percentiles of the resampled medians;
-- a ratio to a baseline is taken per round (the lock's repetition over the
-  baseline's repetition of the same round, seconds apart), and its median
-  and interval come from bootstrapping those per-round ratios;
-- "win" / "loss" only when the two locks' intervals do not overlap,
-  otherwise "tie".
-The resampled index sets come from random.Random(SEED) and depend only on
-the number of rounds, so every interval is reproducible from the CSV.
+A lock's value at a point is the median over its rounds, printed with
+the percentile bootstrap of that median (RESAMPLES resamples of the
+rounds with replacement, the 2.5th and 97.5th percentiles; the index
+sets come from random.Random(SEED) and depend only on the number of
+rounds, so every interval is reproducible from the CSV).  No verdict is
+drawn from these intervals: whether one lock is better than another is
+the one rule of benchlib/verdict.py (paired per-round ratios).
 """
 import math
 import random
@@ -90,21 +85,3 @@ def _bootstrap_median(xs):
     boot = [median([xs[i] for i in idx]) for idx in _resamples(n)]
     lo, hi = _percentile_interval(boot)
     return Interval(m, lo, hi, n)
-
-
-def bootstrap_ratio(pairs):
-    """pairs: [(a, b)] measured in the same round.  Median of a/b, interval."""
-    rs = [a / b for a, b in pairs
-          if a is not None and b is not None and not math.isnan(a) and not math.isnan(b) and b != 0]
-    return bootstrap_median(rs)
-
-
-def verdict(a, b, higher_is_better=True):
-    """'win', 'loss' or 'tie' for Interval a against Interval b."""
-    if a.n == 0 or b.n == 0:
-        return "n/a"
-    if a.lo > b.hi:
-        return "win" if higher_is_better else "loss"
-    if a.hi < b.lo:
-        return "loss" if higher_is_better else "win"
-    return "tie"

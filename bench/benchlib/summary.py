@@ -1,10 +1,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Comparisons against a baseline, win/tie/loss tallies, markdown, captions."""
+"""Comparisons against a baseline, verdict tallies, markdown, captions."""
 from collections import Counter, namedtuple
-from dataclasses import dataclass
 
-from . import colours
-from .stats import Interval, bootstrap_median, bootstrap_ratio, fmt_num, verdict
+from . import colours, verdict as vd
+from .stats import bootstrap_median
 
 Metric = namedtuple("Metric", "label unit higher_is_better scale")
 
@@ -22,36 +21,51 @@ METRICS = {
 }
 
 
-@dataclass
 class Comparison:
-    workload: str
-    point: str
-    lock: str
-    metric: str
-    value: Interval      # the lock's median and interval
-    base: Interval       # the baseline's
-    ratio: Interval      # per-round ratio lock / baseline
-    verdict: str         # from value vs base intervals
+    """lock against base at one point of a workload, for one metric.
+
+    paired: the one verdict rule's test (benchlib/verdict.py), corrected
+    over every point of the workload in this side; verdict: better /
+    equivalent / inconclusive / worse.  value and base (each lock's median
+    over rounds with its bootstrap interval) are descriptive only."""
+
+    def __init__(self, side, workload, point, lock, base, metric, paired):
+        self.side, self.workload, self.point = side, workload, point
+        self.lock, self.base_lock, self.metric = lock, base, metric
+        self.paired = paired
+        self.verdict = vd.verdict(paired, METRICS.get(metric, METRICS["ops_per_s"]).higher_is_better)
+
+    @property
+    def value(self):
+        return bootstrap_median(list(self.side.values(self.workload, self.point, self.lock,
+                                                      self.metric).values()))
+
+    @property
+    def base(self):
+        return bootstrap_median(list(self.side.values(self.workload, self.point, self.base_lock,
+                                                      self.metric).values()))
 
 
-def compare_pair(side, wl, point, lock, base, metric):
-    """lock against base at one point, or None if either has no value."""
-    cache = side.__dict__.setdefault("_compare_cache", {})
-    key = (wl, point, lock, base, metric)
+def grid_of(side, wl, lock, base, metric, margin=vd.MARGIN):
+    """{point: Paired} of lock / base over every point of wl that has both,
+    corrected over them (the grid of the one rule); cached on the side."""
+    cache = side.__dict__.setdefault("_grid_cache", {})
+    key = (wl, lock, base, metric, margin)
     if key not in cache:
-        cache[key] = _compare_pair(side, wl, point, lock, base, metric)
+        pairs = {}
+        for point in side.point_ids(wl):
+            a = side.values(wl, point, lock, metric)
+            b = side.values(wl, point, base, metric)
+            if a and b:
+                pairs[point] = [(a[r], b[r]) for r in sorted(a) if r in b]
+        cache[key] = vd.grid(pairs, margin)
     return cache[key]
 
 
-def _compare_pair(side, wl, point, lock, base, metric):
-    a = side.values(wl, point, lock, metric)
-    b = side.values(wl, point, base, metric)
-    if not a or not b:
-        return None
-    va, vb = bootstrap_median(list(a.values())), bootstrap_median(list(b.values()))
-    ratio = bootstrap_ratio([(a[r], b[r]) for r in a if r in b])
-    return Comparison(wl, point, lock, metric, va, vb, ratio,
-                      verdict(va, vb, METRICS.get(metric, METRICS["ops_per_s"]).higher_is_better))
+def compare_pair(side, wl, point, lock, base, metric, margin=vd.MARGIN):
+    """lock against base at one point, or None if either has no value."""
+    paired = grid_of(side, wl, lock, base, metric, margin).get(point)
+    return Comparison(side, wl, point, lock, base, metric, paired) if paired else None
 
 
 def compare(side, baseline, metric, workloads=None):
@@ -72,15 +86,16 @@ def compare(side, baseline, metric, workloads=None):
 
 
 def tally(comparisons):
-    """{lock: Counter(win=, tie=, loss=)}"""
+    """{lock: Counter(better=, equivalent=, inconclusive=, worse=)}"""
     t = {}
     for c in comparisons:
         t.setdefault(c.lock, Counter())[c.verdict] += 1
     return t
 
 
-def wtl(counter):
-    return "%d / %d / %d" % (counter.get("win", 0), counter.get("tie", 0), counter.get("loss", 0))
+def beiw(counter):
+    """better/equivalent/inconclusive/worse counts of a tally's Counter."""
+    return "/".join(str(counter.get(k, 0)) for k in vd.CALLS)
 
 
 def md_table(header, rows):
@@ -90,13 +105,9 @@ def md_table(header, rows):
     return "\n".join(out) + "\n"
 
 
-MARK = {"win": "▲", "loss": "▼", "tie": "·", "n/a": ""}
-
-
 def cell(c, digits=3):
-    """A ratio cell: median [lo, hi] and the verdict's mark."""
-    return "%s [%s, %s] %s" % (fmt_num(c.ratio.median, digits), fmt_num(c.ratio.lo, digits),
-                               fmt_num(c.ratio.hi, digits), MARK[c.verdict])
+    """A ratio cell: geometric mean [95 % interval] and the call's mark."""
+    return c.paired.cell(digits)
 
 
 def caption(side):

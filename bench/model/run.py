@@ -69,7 +69,7 @@ def _tally_md(pairs, winners):
 
 def validation_md(pairs, winners):
     out = [header("Model validation"), _tally_md(pairs, winners),
-           "\nPer point (throughput): predicted ratio / measured median [95 % interval];"
+           "\nPer point (throughput): predicted ratio / measured geometric mean ratio [95 % interval];"
            " ✓ ordered right, ✗ not; (fit) marks the fit family.\n"]
     for name in ("host", "guest"):
         out.append("\n### %s\n" % name)

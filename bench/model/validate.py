@@ -2,12 +2,14 @@
 """The model against the measured `holdtime` runs, point by point.
 
 For each side, point and base lock: the proposal's throughput over the
-base, predicted, against the measured paired per-round ratio and its 95 %
-interval (benchlib.summary.compare_pair, the statistics of compare.py).
-The same for CPU per operation.  A prediction "orders" a pair right when
-it names the side of 1 the measured interval lies on (above: > 1 + TIE,
-below: < 1 - TIE) or, where the data
-cannot order the pair (a tie), when it lies inside the interval.
+base, predicted, against the measured per-round ratio (geometric mean,
+95 % interval) and the call of the one verdict rule
+(benchlib/verdict.py through benchlib.summary.compare_pair, as
+compare.py).  The same for CPU per operation.  A prediction "orders" a
+pair right when it names the side of 1 the rule called (above: > 1 + TIE,
+below: < 1 - TIE) or, where the rule called no difference (equivalent or
+inconclusive: a "tie" here), when it lies inside the interval or within
+TIE of 1.
 """
 import os
 import sys
@@ -15,6 +17,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from benchlib.data import Side  # noqa: E402
+from benchlib.stats import median  # noqa: E402
 from benchlib.summary import compare_pair  # noqa: E402
 
 import model  # noqa: E402
@@ -53,9 +56,9 @@ def family(pid):
 METRICS = ("ops_per_s", "cpu_us_per_op")
 
 
-def _verdict(lo, hi):
-    """Of a ratio's interval: above 1, below 1, or containing it."""
-    return "above" if lo > 1 else "below" if hi < 1 else "tie"
+def _verdict(paired):
+    """The one rule's call: above 1, below 1, or neither (a tie here)."""
+    return paired.call if paired.call in ("above", "below") else "tie"
 
 
 def _predicted_verdict(r):
@@ -69,14 +72,20 @@ def _orders(pred, measured, lo, hi):
 
 
 def _measured_best(side, pid):
-    """Locks whose throughput interval overlaps the best median's."""
-    vals = {}
+    """The policy with the highest median throughput and every policy the
+    one rule does not call worse than it."""
+    meds = {}
     for pol, lock in model.LOCK_OF.items():
-        c = compare_pair(side, WL, pid, lock, model.LOCK_OF["block"], "ops_per_s")
-        if c:
-            vals[pol] = c.value
-    top = max(vals.values(), key=lambda iv: iv.median)
-    return {p for p, iv in vals.items() if iv.hi >= top.lo}
+        v = side.values(WL, pid, lock, "ops_per_s")
+        if v:
+            meds[pol] = median(list(v.values()))
+    top = max(meds, key=meds.get)
+    best = {top}
+    for pol in meds:
+        c = compare_pair(side, WL, pid, model.LOCK_OF[pol], model.LOCK_OF[top], "ops_per_s")
+        if pol != top and c and c.verdict != "worse":
+            best.add(pol)
+    return best
 
 
 def validate_side(path, name, prims):
@@ -93,8 +102,8 @@ def validate_side(path, name, prims):
             if not c:
                 continue
             r = getattr(pred["proposal"], metric) / getattr(pred[base], metric)
-            lo, hi, med = c.ratio.lo, c.ratio.hi, c.ratio.median
-            meas = _verdict(lo, hi)
+            lo, hi, med = c.paired.lo, c.paired.hi, c.paired.ratio
+            meas = _verdict(c.paired)
             pairs.append({"side": name, "point": pid, "base": base, "fit": fit, "family": fam,
                           "metric": metric,
                           "pred": r, "meas": med, "lo": lo, "hi": hi, "verdict": meas,
