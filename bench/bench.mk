@@ -22,7 +22,9 @@
 #                         the verdict rule's simulated error rates; part of
 #                         make check)
 #   make eval-plots       the plots of the runs kept in docs/eval/, redrawn
-#                         from their CSVs into $(BUILD)/eval/
+#                         from their CSVs into $(BUILD)/eval/, and the
+#                         evaluation's figures into docs/figures/*.svg
+#                         (committed; make check-eval-figures: unchanged?)
 #
 # Results go to results/<timestamp>/{host,guest}/ (gitignored).
 # docs/benchmarks.md explains the method, the workloads and every column.
@@ -50,6 +52,7 @@ BENCH_SRCS := bench/clock.c bench/work.c bench/stats.c bench/output.c \
               bench/locks/registry.c bench/locks/futex_sys.c \
               bench/locks/futex_wait.c bench/locks/futex_wait_adaptive.c \
               bench/locks/futex_wait_tid.c bench/locks/futex_lock.c \
+              bench/locks/parking_lot.c \
               bench/locks/pthread_mutex.c bench/locks/uspin.c \
               bench/contention.c bench/child.c bench/runner.c bench/meta.c \
               bench/workloads/registry.c bench/workloads/contended.c \
@@ -157,9 +160,20 @@ CHECK_STEPS += bench-check
 
 # docs/eval/ keeps each run's CSVs, meta.json and reports, not the plots,
 # which are derived: this draws them (gnuplot, DEB_BENCH) into a copy,
-# where the reports' plot links resolve.
+# where the reports' plot links resolve.  It also redraws the figures that
+# docs/evaluation.md and the README embed (docs/figures/, committed;
+# docs/figures/README.md says what each shows) from the same stored runs.
+# The SVGs carry no date: check-eval-figures redraws them into a temporary
+# folder and fails if a committed one differs (about a second; skipped
+# without gnuplot, or with another gnuplot version than drew them).
 eval-plots:
 	python3 bench/eval_plots.py docs/eval $(BUILD)/eval
+	python3 -B bench/eval_figures.py docs/figures
+
+check-eval-figures:
+	python3 -B bench/eval_figures.py --check docs/figures
+.PHONY: check-eval-figures
+TEST_STEPS += check-eval-figures
 
 # Real applications (bench/apps/, docs/apps.md).
 include bench/apps/apps.mk

@@ -24,7 +24,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from benchlib.data import Side  # noqa: E402
+from benchlib.data import Side, has_data  # noqa: E402
 
 
 def load_apps_report():
@@ -40,7 +40,7 @@ def side_names(run):
     """The sides of a run folder: host and guest first, as the reports order them."""
     names = [n for n in sorted(os.listdir(run))
              if os.path.isfile(os.path.join(run, n, "meta.json"))
-             and os.path.isfile(os.path.join(run, n, "repeats.csv"))]
+             and has_data(os.path.join(run, n, "repeats.csv"))]
     first = [n for n in ("host", "guest") if n in names]
     return first + [n for n in names if n not in first]
 

@@ -25,7 +25,7 @@ here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(here))
 
 from benchlib import verdict  # noqa: E402
-from benchlib.data import Side  # noqa: E402
+from benchlib.data import Side, has_data  # noqa: E402
 from benchlib.summary import compare_pair, md_table  # noqa: E402
 
 METRICS = (("ops_per_s", "throughput", True), ("cpu_us_per_op", "CPU/op", False))
@@ -56,7 +56,7 @@ def main():
     found = False
     for side in ("host", "guest"):
         path = os.path.join(args.apps_dir, side)
-        if (args.side and side != args.side) or not os.path.exists(os.path.join(path, "repeats.csv")):
+        if (args.side and side != args.side) or not has_data(os.path.join(path, "repeats.csv")):
             continue
         rows = side_table(Side(path, side), args.a, args.b)
         if not rows:

@@ -46,6 +46,7 @@ TABLE = {
     "futex_wait":                      ("#8c564b", 1, 1),
     "futex_wait_adaptive":             ("#c49c94", 2, 1),
     "futex_wait_tid":                  ("#bcbd22", 3, 1),
+    "parking_lot":                     ("#17becf", 1, 7),
 }
 
 # Names other scripts use for the same thing (the apps' configurations).

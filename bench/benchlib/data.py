@@ -10,17 +10,38 @@ cpu_us_per_op, lat_p99_ns) and gets the same tables and plots.
 """
 import csv
 import json
+import lzma
 import math
 import os
 
 ID_COLUMNS = ("workload", "point", "lock", "disturbed_why")
 
 
+def data_path(path):
+    """@path, or @path.xz where only the compressed copy is stored (the
+    runs kept under docs/eval/ store their large files so)."""
+    if not os.path.exists(path) and os.path.exists(path + ".xz"):
+        return path + ".xz"
+    return path
+
+
+def has_data(path):
+    return os.path.exists(data_path(path))
+
+
+def open_data(path):
+    """A text file for reading, decompressed if stored as .xz."""
+    p = data_path(path)
+    if p.endswith(".xz"):
+        return lzma.open(p, "rt", newline="")
+    return open(p, newline="")
+
+
 def read_rows(path):
     """Rows as dicts; lines a guest console mangled (wrong width) are dropped."""
-    if not os.path.exists(path):
+    if not has_data(path):
         return []
-    with open(path, newline="") as f:
+    with open_data(path) as f:
         rows = list(csv.reader(f))
     if not rows:
         return []
@@ -49,7 +70,7 @@ class Side:
         self.name = name or os.path.basename(os.path.normpath(path))
         meta = os.path.join(path, "meta.json")
         self.meta = {}
-        if os.path.exists(meta) or not os.path.exists(os.path.join(path, "repeats.csv")):
+        if os.path.exists(meta) or not has_data(os.path.join(path, "repeats.csv")):
             with open(meta) as f:
                 self.meta = json.load(f)
         self.all_rows = read_rows(os.path.join(path, "repeats.csv"))

@@ -10,7 +10,7 @@
 #include "lock.h"
 
 extern const struct bench_lock bench_lock_futex_wait,
-	bench_lock_futex_wait_adaptive, bench_lock_futex_wait_tid,
+	bench_lock_futex_wait_adaptive, bench_lock_futex_wait_tid, bench_lock_parking_lot,
 	bench_lock_futex_lock, bench_lock_futex_lock_adaptive,
 	bench_lock_futex_lock_unlock, bench_lock_futex_lock_adaptive_unlock,
 	bench_lock_pthread_mutex, bench_lock_pthread_mutex_adaptive,
@@ -38,6 +38,7 @@ const struct bench_lock *const bench_locks[] = {
 	&bench_lock_pthread_mutex_adaptive_spin0,
 	&bench_lock_pthread_mutex_adaptive_spin1000,
 	&bench_lock_pthread_mutex_pi,
+	&bench_lock_parking_lot,
 	&bench_lock_uspin_block,
 	&bench_lock_uspin_spin,
 	&bench_lock_uspin_kernel_adaptive,
