@@ -20,8 +20,12 @@ ratio: smaller differences are not resolved by this run).  --tally
 prints only that table; --wide one table of the points instead (of every
 workload named), a column per metric and base (▲ above 1, ▼ below, = within the margin, ·
 inconclusive).  A BASE written A/B compares A with B instead of LOCK
-with B.  SIDE_DIR is a host/ or guest/ folder (meta.json, repeats.csv;
-an applications run's side too, its workloads the applications).
+with B.  A BASE written best:A+B+... is, at each point, whichever of
+A, B, ... had the highest throughput there (e.g. the best fixed blind
+budget per point: a ceiling no real lock reaches, chosen on the same
+rounds); the choices are listed under the table.  SIDE_DIR is a host/ or
+guest/ folder (meta.json, repeats.csv; an applications run's side too,
+its workloads the applications).
 """
 import argparse
 import os
@@ -92,6 +96,14 @@ def main():
     for m in metrics:
         if m not in METRICS:
             sys.exit("bench/compare.py: unknown metric %s (one of %s)" % (m, ", ".join(METRICS)))
+    best = {}
+    for b in a.bases:
+        if b.startswith("best:"):
+            members = b[5:].split("+")
+            for l in members:
+                if l not in side.locks():
+                    sys.exit("bench/compare.py: no lock %s in %s" % (l, a.side))
+            best[b] = side.add_best(b, members)
     pairs = pairs_of(a.lock, a.bases)
     for x, b, _ in pairs:
         for l in (x, b):
@@ -112,6 +124,10 @@ def main():
         sys.exit("bench/compare.py: none of the points %s in %s" % (a.points, a.side))
     if a.wide:
         wide(side, by_wl, pairs, metrics, margin)
+        for b, chosen in best.items():
+            print("\n%s: %s" % (b, ", ".join("%s %s" % (p, chosen[(wl, p)])
+                                             for wl in by_wl for p in by_wl[wl]
+                                             if (wl, p) in chosen)))
         return
     rows = []
     for x, base, label in pairs:

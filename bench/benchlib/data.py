@@ -105,6 +105,28 @@ class Side:
         ids = [p for (w, p) in self.points if w == wl]
         return sorted(ids, key=lambda p: (order.index(p) if p in order else len(order), p))
 
+    def add_best(self, name, members, metric="ops_per_s"):
+        """A lock @name that is, at each point, whichever of @members had
+        the highest geometric mean of @metric there: the ceiling a fixed
+        choice tuned per point reaches, which no real lock has (chosen on
+        the same rounds it is compared on, so it is favoured).  Returns
+        {(workload, point): the member chosen}."""
+        chosen = {}
+        for key, per in self.points.items():
+            best = None
+            for m in members:
+                vals = [num(r, metric) for r in per.get(m, {}).values()]
+                vals = [v for v in vals if v is not None and v > 0]
+                if not vals:
+                    continue
+                g = math.fsum(math.log(v) for v in vals) / len(vals)
+                if best is None or g > best[0]:
+                    best = (g, m)
+            if best:
+                per[name] = per[best[1]]
+                chosen[key] = best[1]
+        return chosen
+
     def locks(self):
         seen = [l["name"] for l in self.meta.get("locks", [])]
         for per in self.points.values():
