@@ -170,6 +170,8 @@ eval-plots:
 	python3 bench/eval_plots.py docs/eval $(BUILD)/eval
 	python3 -B bench/eval_figures.py docs/figures
 
+# gnuplot: the figures check redraws them (make test).
+DEB_TEST += gnuplot-nox
 check-eval-figures:
 	python3 -B bench/eval_figures.py --check docs/figures
 .PHONY: check-eval-figures

@@ -5,7 +5,8 @@
 # $(BUILD)/deb/.  tests/check-deb.sh installs them on this machine.
 DEB_PACKAGING := debhelper lintian dpkg-dev adduser systemd
 DEB_OUT := $(BUILD)/deb
-DEB_VERSION := $(shell dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null)
+# Read only by the targets that use it (a perl program: not at every parse).
+DEB_VERSION = $(shell dpkg-parsechangelog -l debian/changelog -S Version 2>/dev/null)
 
 .PHONY: deb check-deb deps-deb
 deps-deb: ; $(call deps-install,$(DEB_PACKAGING) $(DEB_TEST))

@@ -58,6 +58,8 @@ check-lockpath: $(TEST_LOCKPATH)
 
 # The public header compiles alone under strict ISO C and as C++ (a
 # warning here is the defect tested, whatever WERROR says).
+# git lists the tree's files for check-header.
+DEB_TEST += git
 # Every object searches include/, libuspin/ and vdso/ (CPPFLAGS): a header
 # there must not share its name with one elsewhere, which a file outside
 # its folder would then get instead (bench/stats.h did).
