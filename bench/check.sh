@@ -99,6 +99,24 @@ else
 	echo "SKIP: bench: plots: no gnuplot"
 fi
 
+# The parking_lot-style rival under contention that parks (8 threads on
+# the CPUs, short and long holds): the harness's protected counter says
+# whether it kept mutual exclusion ("broken"), and every point finished.
+if "$build/uspin-bench" holdtime -r 1 -s 0.1 --reruns 0 -q -l parking_lot \
+	--holds 1,200 --hold-tpc 40 --hold-hogs 0 -o "$tmp/pl" >"$tmp/pl.log" 2>&1 &&
+   python3 - "$tmp/pl" <<'PY'
+import csv, json, sys
+meta = json.load(open(sys.argv[1] + "/meta.json"))
+rows = list(csv.DictReader(open(sys.argv[1] + "/repeats.csv")))
+assert meta["finished"] and meta["broken"] == 0, "parking_lot broke mutual exclusion"
+assert len(rows) == 2 and all(float(r["ops"]) > 0 for r in rows), rows
+PY
+then
+	pass "parking_lot: mutual exclusion kept, every point finished"
+else
+	fail "parking_lot (see below)"; tail -5 "$tmp/pl.log"
+fi
+
 # Controlled owner descheduling: holders kick their CPU's preemptor in
 # 20 % of sections for 300 us.  Behaviour only: kicks happen, each one
 # served computes for its length, the points without preemptions report
