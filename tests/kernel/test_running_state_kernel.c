@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -78,6 +79,8 @@ _Static_assert(USPIN_RS_ENTRY_ON == SCHED_RS_ON_CPU, "ON differs");
 #define RS_SYSCTL	"/proc/sys/kernel/sched_running_state"
 #define PID_MAX		"/proc/sys/kernel/pid_max"
 #define NS_LAST_PID	"/proc/sys/kernel/ns_last_pid"
+#define DEBUGFS		"/sys/kernel/debug"
+#define RS_DELAY_KNOB	DEBUGFS "/sched_rs_test_delay_ms"
 #define ARCH_MAP_VDSO_32	0x2002
 #define PF_KTHREAD	0x00200000
 
@@ -852,6 +855,198 @@ START_TEST(peer_view_is_revoked_when_the_target_drops_privileges)
 }
 END_TEST
 
+/* kB of the mapping at @base that are mapped once (smaps' Private_*). */
+static long smaps_private_kb(uint64_t base)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	unsigned long start, end;
+	char line[512];
+	long kb, sum = -1;
+	int in = 0;
+
+	ck_assert_msg(f, "/proc/self/smaps: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2) {
+			in = start == base;
+			if (in)
+				sum = 0;
+		} else if (in && (sscanf(line, "Private_Clean: %ld kB", &kb) == 1 ||
+				  sscanf(line, "Private_Dirty: %ld kB", &kb) == 1)) {
+			sum += kb;
+		}
+	}
+	fclose(f);
+	ck_assert_msg(sum >= 0, "no mapping at %#lx in smaps", (unsigned long)base);
+	return sum;
+}
+
+struct grow_shared {
+	volatile pid_t want, tid;
+	volatile int go;
+};
+
+static void *spin_and_tell(void *arg)
+{
+	struct grow_shared *sh = arg;
+
+	__atomic_store_n(&sh->tid, sys_gettid(), __ATOMIC_RELEASE);
+	for (;;)
+		;
+	return NULL;
+}
+
+/*
+ * Reading a view of another process allocates nothing in that process's
+ * array.  We read every page of a busy child's view: only the child's own
+ * chunk may be mapped once (Private in smaps); the pages it does not have
+ * are one shared page of zeroes.  v3 allocated each, 16 MiB.  Then the
+ * child starts a thread whose TID (set with ns_last_pid) lies in a chunk
+ * we read as zeroes: allocating it must replace what our view maps there,
+ * or we would read 0 for that thread for good.
+ */
+START_TEST(peer_view_allocates_nothing_in_its_target)
+{
+	struct grow_shared *sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct uspin_kernel_rs peer;
+	uint32_t chunk;
+	uint64_t off;
+	pthread_t t;
+	pid_t child;
+	long kb;
+	int i;
+
+	ck_assert_ptr_ne(sh, MAP_FAILED);
+	ck_assert_msg(access(NS_LAST_PID, W_OK) == 0, "%s: %s", NS_LAST_PID, strerror(errno));
+	rs_enable();
+	child = fork();			/* opted in, in its own array */
+	ck_assert_int_ge(child, 0);
+	if (child == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		while (!sh->go)
+			;
+		if (write_long(NS_LAST_PID, sh->want - 1) ||
+		    pthread_create(&t, NULL, spin_and_tell, sh))
+			_exit(1);
+		for (;;)
+			;
+	}
+	ck_assert_msg(rs_map_peer(child, &peer) == 0, "MAP_PEER: %s", strerror(errno));
+	ck_assert_msg(wait_entry(&peer, child, is_on), "busy child never read ON");
+	for (off = 0; off < peer.size; off += 4096)
+		(void)*(const volatile uint32_t *)(uintptr_t)(peer.base + off);
+	kb = smaps_private_kb(peer.base);
+	printf("running-state: a peer view read whole maps %ld kB once, of %lu kB\n",
+	       kb, (unsigned long)(peer.size >> 10));
+	ck_assert_msg(kb <= 16, "reading a peer view made its target's array grow: "
+		      "%ld kB mapped once", kb);
+
+	chunk = (uint32_t)child >> peer.block_shift;
+	sh->want = (pid_t)(((chunk + 3) << peer.block_shift) + 5);
+	ck_assert_int_lt(sh->want, read_long(PID_MAX));
+	ck_assert_uint_eq(rs_read(&peer, sh->want), SCHED_RS_UNKNOWN);
+	sh->go = 1;
+	for (i = 0; i < 5000 && !__atomic_load_n(&sh->tid, __ATOMIC_ACQUIRE); i++)
+		ms_sleep(1);
+	ck_assert_msg(sh->tid, "the child's thread never started");
+	ck_assert_msg((uint32_t)sh->tid >> peer.block_shift != chunk,
+		      "thread TID %d (wanted %d) is in the child's own chunk", sh->tid,
+		      sh->want);
+	ck_assert_msg(wait_entry(&peer, sh->tid, is_on),
+		      "thread %d in a chunk allocated after we read it never read ON "
+		      "(the view kept its page of zeroes)", sh->tid);
+	kill(child, SIGKILL);
+	ck_assert_int_eq(child_status(child), 128 + SIGKILL);
+	munmap(sh, 4096);
+}
+END_TEST
+
+struct holdup_shared {
+	volatile int a_ready, go, a_done, b_started;
+	volatile int b_before[3], b_err[3];
+	volatile long a_ms;
+};
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/*
+ * Opting in and out serialise per process, not system-wide.  The test
+ * kernel's debugfs knob makes PR_SCHED_RS_DISABLE sleep a second with its
+ * lock held; while process A is in it, three unrelated processes opt in
+ * and map their own view.  The lock is hashed by mm (64 of them): at
+ * least one of the three must be done before A is (all three sharing A's
+ * lock has a chance of 1 in 262144).  On v3 all three waited for A.
+ */
+START_TEST(unrelated_opt_out_holds_up_nobody)
+{
+	struct holdup_shared *sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+					MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct uspin_kernel_rs rs;
+	struct timespec t0;
+	pid_t a, b[3];
+	int i, before = 0, err;
+
+	ck_assert_ptr_ne(sh, MAP_FAILED);
+	if (access(RS_DELAY_KNOB, F_OK) != 0)
+		mount("none", DEBUGFS, "debugfs", 0, NULL);
+	err = write_long(RS_DELAY_KNOB, 1000);
+	ck_assert_msg(err == 0, "%s: %s (a kernel without CONFIG_SCHED_RS_TEST_DELAY?)",
+		      RS_DELAY_KNOB, strerror(err));
+	a = fork();
+	ck_assert_int_ge(a, 0);
+	if (a == 0) {
+		rs_enable();
+		sh->a_ready = 1;
+		while (!sh->go)
+			;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (rs_prctl(PR_SCHED_RS_DISABLE, &rs, sizeof(rs)))
+			_exit(1);
+		sh->a_ms = ms_since(&t0);
+		__atomic_store_n(&sh->a_done, 1, __ATOMIC_RELEASE);
+		_exit(0);
+	}
+	while (!sh->a_ready)
+		ms_sleep(1);
+	sh->go = 1;
+	ms_sleep(200);			/* A is in its second */
+	for (i = 0; i < 3; i++) {
+		b[i] = fork();
+		ck_assert_int_ge(b[i], 0);
+		if (b[i] == 0) {
+			if (__atomic_load_n(&sh->a_done, __ATOMIC_ACQUIRE))
+				_exit(2);
+			if (rs_prctl(PR_SCHED_RS_ENABLE, &rs, sizeof(rs)))
+				sh->b_err[i] = errno;
+			sh->b_before[i] = !__atomic_load_n(&sh->a_done, __ATOMIC_ACQUIRE);
+			_exit(0);
+		}
+	}
+	for (i = 0; i < 3; i++)
+		ck_assert_msg(child_status(b[i]) == 0,
+			      "B%d started after A was done: the delay did not hold A", i);
+	ck_assert_int_eq(child_status(a), 0);
+	write_long(RS_DELAY_KNOB, 0);
+	for (i = 0; i < 3; i++) {
+		ck_assert_msg(sh->b_err[i] == 0, "B%d: PR_SCHED_RS_ENABLE: %s", i,
+			      strerror(sh->b_err[i]));
+		before += sh->b_before[i];
+	}
+	printf("running-state: A's opt-out took %ld ms; %d of 3 others opted in meanwhile\n",
+	       sh->a_ms, before);
+	ck_assert_msg(sh->a_ms >= 900, "A's opt-out took %ld ms: the delay did not apply",
+		      sh->a_ms);
+	ck_assert_msg(before > 0, "all 3 unrelated processes waited for A's opt-out");
+	munmap(sh, 4096);
+}
+END_TEST
+
 static void *short_lived(void *arg)
 {
 	return arg;
@@ -1524,6 +1719,7 @@ static Suite *kernel_rs_suite(void)
 	tcase_add_test(who, nothing_else_is_visible);
 	tcase_add_test(who, peer_view_needs_ptrace_access);
 	tcase_add_loop_test(who, peer_view_is_revoked_when_the_target_drops_privileges, 0, 2);
+	tcase_add_test(who, peer_view_allocates_nothing_in_its_target);
 	tcase_add_test(who, opting_out_leaves_no_entry_behind);
 	tcase_add_test(who, opting_out_unpublishes_mm_sharers);
 	tcase_add_test(who, kernel_threads_never_appear);
@@ -1531,6 +1727,7 @@ static Suite *kernel_rs_suite(void)
 	tcase_add_test(ns, tids_above_32768_are_published);
 	tcase_add_test(admin, sysctl_off_clears_everything_and_refuses_enable_and_peers);
 	tcase_add_test(admin, key_follows_every_way_in_and_out);
+	tcase_add_test(admin, unrelated_opt_out_holds_up_nobody);
 	tcase_add_test(admin, provider_vdso_attaches_and_agrees);
 	tcase_add_test(admin, provider_follows_a_fork_into_a_new_pid_namespace);
 	suite_add_tcase(s, abi);
