@@ -57,12 +57,15 @@ def _tally_md(pairs, winners):
     out = []
     for metric in validate.METRICS:
         out.append("\n**%s**, proposal over each of 4 bases:\n" % metric)
-        out.append("| side | family | pairs | ordered right | predicted ratio in the 95 % interval | not above the interval | points | predicted best among the measured best |")
-        out.append("|---|---|---|---|---|---|---|---|")
+        consts = " | ".join("constant %s (%.2f×) ordered right" % (n, k) for n, k in
+                            zip(validate.CONSTANT_NAMES, validate.CONSTANTS[metric]))
+        out.append("| side | family | pairs | ordered right | %s | predicted ratio in the 95 %% interval | not above the interval | points | predicted best among the measured best |" % consts)
+        out.append("|---|---|---|---|" + "---|" * len(validate.CONSTANT_NAMES) + "---|---|---|---|")
         for t in validate.tally(pairs, winners, metric):
             w = "%d / %d" % (t["winner"], t["points"]) if metric == "ops_per_s" else "-"
-            out.append("| %s | %s | %d | %d | %d | %d | %d | %s |" % (
-                t["side"], t["family"], t["pairs"], t["orders"], t["in_interval"],
+            out.append("| %s | %s | %d | %d | %s | %d | %d | %d | %s |" % (
+                t["side"], t["family"], t["pairs"], t["orders"],
+                " | ".join("%d" % n for n in t["const_orders"]), t["in_interval"],
                 t["not_above"], t["points"], w))
     return "\n".join(out) + "\n"
 

@@ -25,6 +25,10 @@ import model  # noqa: E402
 WL = "holdtime"
 BASES = ("block", "v2_rule", "blind_capped", "glibc_adaptive")
 TIE = 0.01          # a predicted ratio within 1 % of 1 is a predicted tie
+# Predictors with no model at all, which the model must beat to have skill:
+# "no difference" and "the proposal is 5 % better", at every pair.
+CONSTANTS = {"ops_per_s": (1.0, 1.05), "cpu_us_per_op": (1.0, 0.95)}
+CONSTANT_NAMES = ("no difference", "5 % better")
 FAMILIES = ("fit (t2-g0)", "validation", "duty 25/90 %", "preemptor")
 
 
@@ -109,7 +113,8 @@ def validate_side(path, name, prims):
                           "pred": r, "meas": med, "lo": lo, "hi": hi, "verdict": meas,
                           "pred_verdict": _predicted_verdict(r),
                           "in_interval": lo <= r <= hi, "orders": _orders(r, meas, lo, hi),
-                          "not_above": r <= hi})
+                          "not_above": r <= hi,
+                          "const_orders": [_orders(k, meas, lo, hi) for k in CONSTANTS[metric]]})
         best = max(pred, key=lambda p: pred[p].ops_per_s)
         mbest = _measured_best(side, pid)
         winners.append({"side": name, "point": pid, "fit": fit, "family": fam, "pred_best": best,
@@ -128,6 +133,8 @@ def tally(pairs, winners, metric):
                 continue
             out.append({"side": name, "family": fam,
                         "pairs": len(ps), "orders": sum(p["orders"] for p in ps),
+                        "const_orders": [sum(p["const_orders"][i] for p in ps)
+                                         for i in range(len(CONSTANT_NAMES))],
                         "in_interval": sum(p["in_interval"] for p in ps),
                         "not_above": sum(p["not_above"] for p in ps),
                         "points": len(ws), "winner": sum(w["agrees"] for w in ws)})
