@@ -4,12 +4,12 @@
 
 usage: bench/eval_plots.py [SRC [OUT]]    (make eval-plots: docs/eval BUILD/eval)
 
-docs/eval/ keeps each run's meta.json, CSVs and reports but not its plots,
-which are derived.  This copies SRC to OUT without any plot and redraws
-them there from each side's meta.json and repeats.csv:
+docs/eval/ keeps each run's meta.json and CSVs but not what derives from
+them.  This copies SRC to OUT without any plot and redraws them there
+from each side's meta.json and repeats.csv:
 - a run of the synthetic harness (sides holding meta.json and
-  repeats.csv): bench/report.py, which also rewrites the copy's
-  points.csv and summary.md;
+  repeats.csv): bench/report.py, which also writes the copy's
+  points.csv and summary.md (the one verdict rule);
 - a run of the applications (sides with configs/): bench/apps/report.py's
   charts; its summary needs the raw output, which is not kept, so the
   copy keeps the stored summary.md.
