@@ -75,7 +75,7 @@ $(USPIN_BENCH_GUEST): $(BENCH_OBJS) $(LIBUSPIN_A)
 	$(CC) $(CFLAGS) -static -o $@ $(BENCH_OBJS) $(LIBUSPIN_A) $(BENCH_LDLIBS)
 
 # Linked against libuspin.so, as applications are (PLT call, like glibc's).
-$(BENCH_UNCONTENDED): $(BUILD)/obj/bench/uncontended.o $(BUILD)/obj/bench/stats.o $(LIBUSPIN_SO)
+$(BENCH_UNCONTENDED): $(BUILD)/obj/bench/uncontended.o $(LIBUSPIN_SO)
 	$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) \
 	  -L$(BUILD) -luspin -Wl,-rpath,$(abspath $(BUILD)) -pthread
 
@@ -119,11 +119,18 @@ bench-calibrate: $(USPIN_BENCH)
 	bench/calibrate.sh $(USPIN_BENCH)
 
 # The pthread drop-in (libuspin-pthread.so, LD_PRELOAD) joins as a subject
-# as soon as the tree builds it: BENCH_DROPIN names it.
+# as soon as the tree builds it: BENCH_DROPIN names it.  rounds.csv and
+# summary.txt (the run's checks, then bench/uncontended_report.py's table
+# under the one verdict rule) go to results/<timestamp>/uncontended/
+# (BENCH_OUT=dir picks the parent).
 BENCH_DROPIN ?= $(DROPIN_SO)
 bench-uncontended: $(BENCH_UNCONTENDED) $(BENCH_DROPIN)
-	$(BENCH_UNCONTENDED) $(BENCH_UNCONTENDED_ARGS) \
-	  $(if $(BENCH_DROPIN),--preload pthread_dropin=$(abspath $(BENCH_DROPIN)))
+	@d=$(or $(BENCH_OUT),results/$$(date +%Y%m%d-%H%M%S))/uncontended && mkdir -p $$d && \
+	echo "bench-uncontended: results in $$d" && \
+	$(BENCH_UNCONTENDED) $(BENCH_UNCONTENDED_ARGS) -o $$d/rounds.csv \
+	  $(if $(BENCH_DROPIN),--preload pthread_dropin=$(abspath $(BENCH_DROPIN))) >$$d/summary.txt && \
+	python3 bench/uncontended_report.py $$d/rounds.csv >>$$d/summary.txt && \
+	cat $$d/summary.txt
 
 # Context switches per broadcast, glibc's condvar against uspin's.
 # make bench-cond-csw [WAITERS=32 ROUNDS=200]

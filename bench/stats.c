@@ -86,26 +86,21 @@ static uint64_t boot_next(uint64_t *s)
 }
 
 /*
- * The percentile bootstrap: the statistic over @resamples resamples of
- * the indices, then its 2.5 and 97.5 percentiles.  @stat gets the
- * resampled indices.  Without memory for the resamples the interval is
- * the point itself.
+ * The percentile bootstrap of the median: the median of @resamples
+ * resamples of @v, then its 2.5 and 97.5 percentiles.  Without memory
+ * for the resamples the interval is the point itself.
  */
-static struct bench_interval bootstrap(size_t n, unsigned int resamples,
-				       double (*stat)(const size_t *idx,
-						      size_t n, const void *arg),
-				       const void *arg)
+struct bench_interval bench_bootstrap_median_r(const double *v, size_t n,
+					       unsigned int resamples)
 {
 	struct bench_interval ci;
 	uint64_t seed = BENCH_BOOTSTRAP_SEED;
-	size_t idx[BENCH_STATS_MAX] = { 0 }, i, b;
-	double *boot;
+	double tmp[BENCH_STATS_MAX], *boot;
+	size_t i, b;
 
 	if (n > BENCH_STATS_MAX)
 		n = BENCH_STATS_MAX;
-	for (i = 0; i < n; i++)
-		idx[i] = i;
-	ci.median = stat(idx, n, arg);
+	ci.median = bench_median(v, n);
 	ci.lo = ci.hi = ci.median;
 	if (n < 2 || resamples < 2)
 		return ci;
@@ -114,57 +109,12 @@ static struct bench_interval bootstrap(size_t n, unsigned int resamples,
 		return ci;
 	for (b = 0; b < resamples; b++) {
 		for (i = 0; i < n; i++)
-			idx[i] = boot_next(&seed) % n;
-		boot[b] = stat(idx, n, arg);
+			tmp[i] = v[boot_next(&seed) % n];
+		boot[b] = bench_spread_of(tmp, n).median;
 	}
 	qsort(boot, resamples, sizeof(*boot), cmp_double);
 	ci.lo = boot[(size_t)(0.025 * (resamples - 1) + 0.5)];
 	ci.hi = boot[(size_t)(0.975 * (resamples - 1) + 0.5)];
 	free(boot);
 	return ci;
-}
-
-static double median_of(const size_t *idx, size_t n, const void *arg)
-{
-	const double *v = arg;
-	double tmp[BENCH_STATS_MAX];
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		tmp[i] = v[idx[i]];
-	return bench_spread_of(tmp, n).median;
-}
-
-struct pairs {
-	const double *a, *b;
-};
-
-static double ratio_of(const size_t *idx, size_t n, const void *arg)
-{
-	const struct pairs *p = arg;
-	double tmp[BENCH_STATS_MAX];
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		tmp[i] = p->b[idx[i]] != 0 ? p->a[idx[i]] / p->b[idx[i]] : 0;
-	return bench_spread_of(tmp, n).median;
-}
-
-struct bench_interval bench_bootstrap_median(const double *v, size_t n)
-{
-	return bootstrap(n, BENCH_BOOTSTRAP_RESAMPLES, median_of, v);
-}
-
-struct bench_interval bench_bootstrap_median_r(const double *v, size_t n,
-					       unsigned int resamples)
-{
-	return bootstrap(n, resamples, median_of, v);
-}
-
-struct bench_interval bench_bootstrap_ratio(const double *a, const double *b,
-					    size_t n)
-{
-	struct pairs p = { a, b };
-
-	return bootstrap(n, BENCH_BOOTSTRAP_RESAMPLES, ratio_of, &p);
 }

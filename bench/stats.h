@@ -20,7 +20,7 @@ struct bench_spread {
 };
 
 struct bench_interval {
-	double median;		/* of the values (or of the ratios) */
+	double median;		/* of the values */
 	double lo, hi;		/* 95 % percentile bootstrap interval */
 };
 
@@ -35,18 +35,10 @@ double bench_jain(const unsigned long *x, size_t n);
 
 /*
  * Median of @v[0..n) with its 95 % percentile-bootstrap interval
- * (BENCH_BOOTSTRAP_RESAMPLES resamples of the n values, with replacement,
- * from BENCH_BOOTSTRAP_SEED).
+ * (@resamples resamples of the n values, with replacement, from
+ * BENCH_BOOTSTRAP_SEED; at least 100).
  */
-struct bench_interval bench_bootstrap_median(const double *v, size_t n);
-/* The same with @resamples resamples (at least 100). */
 struct bench_interval bench_bootstrap_median_r(const double *v, size_t n,
 					       unsigned int resamples);
-/*
- * Median of the per-pair ratios @a[i] / @b[i] (pairs measured in the same
- * round) and its interval, resampling the pairs.
- */
-struct bench_interval bench_bootstrap_ratio(const double *a, const double *b,
-					    size_t n);
 
 #endif /* BENCH_STATS_H */

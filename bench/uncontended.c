@@ -12,8 +12,9 @@
  * process (this program re-executed with --round): it measures every
  * subject single-threaded, starts the idle thread, measures them again,
  * and prints its numbers; the parent interleaves the rounds, rotates the
- * subjects' order, and prints medians with 95 % bootstrap intervals and
- * per-round ratios to glibc's normal mutex (bench/stats.c).
+ * subjects' order, writes them to -o CSV and prints what glibc and the
+ * kernel did.  The summary is bench/uncontended_report.py's, under the one
+ * verdict rule (`make bench-uncontended` writes both).
  *
  * The pthread drop-in slot: --preload NAME=LIB runs every round once more
  * with LD_PRELOAD=LIB, where the pthread subjects become NAME's (the drop-in
@@ -44,7 +45,6 @@
 #include <unistd.h>
 #include <urcu/uatomic.h>
 
-#include "stats.h"
 #include "uspin.h"
 
 #define MAX_ROUNDS	64
@@ -99,7 +99,6 @@ static const struct subject {
 	{ "pthread_mutex_adaptive", pair_pthread_adaptive, 1 },
 };
 #define NR_SUBJECTS	(sizeof(subjects) / sizeof(subjects[0]))
-#define BASELINE	2	/* glibc's normal mutex */
 
 static const char *const phases[NR_PHASES] = { "single", "threaded" };
 
@@ -369,7 +368,7 @@ int main(int argc, char **argv)
 		}
 	}
 	ncols = NR_SUBJECTS * (size_t)nvar;
-	fprintf(stderr, "bench-uncontended: %d rounds (a process each%s%s), %ld pairs per subject and phase\n",
+	printf("bench-uncontended: %d rounds (a process each%s%s), %ld pairs per subject and phase\n",
 		rounds, npre ? ", plus one per preload" : "",
 		slice ? ", all again under USPIN_SLICE_EXT=force" : "", pairs);
 	for (r = 0; r < rounds; r++) {
@@ -392,34 +391,14 @@ int main(int argc, char **argv)
 		perror(csv);
 		return 1;
 	}
-	if (out)
+	if (out) {
 		fprintf(out, "phase,subject,round,ns_per_pair\n");
-	printf("lock+unlock, ns per pair: median [95 %% bootstrap interval] over %d rounds; ratio per round to glibc's pthread_mutex (same phase, same round)\n",
-	       rounds);
-	printf("%-9s %-40s %-24s %s\n", "phase", "subject", "ns", "vs pthread_mutex");
-	for (ph = 0; ph < NR_PHASES; ph++) {
-		for (s = 0; s < ncols; s++) {
-			struct column *c = &cols[s];
-			struct bench_interval v, q;
-			char a[64], b[64];
-			int n = c->n[ph] < cols[BASELINE].n[ph] ?
-				c->n[ph] : cols[BASELINE].n[ph];
-
-			if (!c->n[ph])
-				continue;
-			v = bench_bootstrap_median(c->ns[ph], c->n[ph]);
-			q = bench_bootstrap_ratio(c->ns[ph], cols[BASELINE].ns[ph], n);
-			snprintf(a, sizeof(a), "%.2f [%.2f, %.2f]", v.median, v.lo, v.hi);
-			snprintf(b, sizeof(b), "%.2fx [%.2f, %.2f]", q.median, q.lo, q.hi);
-			printf("%-9s %-40s %-24s %s\n", phases[ph], c->name, a,
-			       s == BASELINE ? "(baseline)" : b);
-			for (r = 0; out && r < c->n[ph]; r++)
-				fprintf(out, "%s,%s,%d,%.4f\n", phases[ph], c->name, r,
-					c->ns[ph][r]);
-		}
+		for (ph = 0; ph < NR_PHASES; ph++)
+			for (s = 0; s < ncols; s++)
+				for (r = 0; r < cols[s].n[ph]; r++)
+					fprintf(out, "%s,%s,%d,%.4f\n", phases[ph],
+						cols[s].name, r, cols[s].ns[ph][r]);
 	}
-	printf("intervals: percentile bootstrap, seed %d, %d resamples; descriptive, no verdict (the one rule is bench/benchlib/verdict.py's)\n",
-	       BENCH_BOOTSTRAP_SEED, BENCH_BOOTSTRAP_RESAMPLES);
 	printf("__libc_single_threaded: 1 in every single round: %s; 0 in every threaded round: %s\n",
 	       single_threaded_wrong[0] ? "NO (a constructor started a thread?)" : "yes",
 	       single_threaded_wrong[1] ? "NO" : "yes");
