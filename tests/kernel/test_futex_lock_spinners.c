@@ -103,18 +103,32 @@ static void stop_waiters(void)
 	}
 }
 
+/*
+ * Whether CLOCK_MONOTONIC has passed @end.  Busy waits test it and call
+ * ck_abort_msg(), never ck_assert_msg() on every turn: each passing
+ * ck_assert writes a message to Check's result file: a long wait beside
+ * CPU hogs wrote millions, and Check could not read the result back
+ * once ("Error in call to get_result").
+ */
+static int past(const struct timespec *end)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return ts_cmp(&now, end) >= 0;
+}
+
 /* Busy until every waiter's ->field reaches @n (they run on other CPUs). */
 static void wait_waiters(size_t field, int n)
 {
-	struct timespec end = deadline_ms(CLOCK_MONOTONIC, WAIT_HUNG_SEC * 1000L), now;
+	struct timespec end = deadline_ms(CLOCK_MONOTONIC, WAIT_HUNG_SEC * 1000L);
 
 	for (int i = 0; i < 2; i++) {
 		int *p = (int *)((char *)&waiters[i] + field);
 
-		while (__atomic_load_n(p, __ATOMIC_ACQUIRE) != n) {
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			ck_assert_msg(ts_cmp(&now, &end) < 0, "waiter %d hung", i);
-		}
+		while (__atomic_load_n(p, __ATOMIC_ACQUIRE) != n)
+			if (past(&end))
+				ck_abort_msg("waiter %d hung", i);
 	}
 }
 
@@ -262,25 +276,23 @@ static void *middle_main(void *arg)
 /* Start round @n of @w, and run until it has called, then @settle_ms more. */
 static void middle_go(struct middle_waiter *w, int n, long settle_ms)
 {
-	struct timespec end = deadline_ms(CLOCK_MONOTONIC, WAIT_HUNG_SEC * 1000L), now;
+	struct timespec end = deadline_ms(CLOCK_MONOTONIC, WAIT_HUNG_SEC * 1000L);
 
 	w->called.tv_sec = 0;
 	__atomic_store_n(&w->round, n, __ATOMIC_RELEASE);
-	while (!__atomic_load_n(&w->called.tv_sec, __ATOMIC_ACQUIRE)) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		ck_assert_msg(ts_cmp(&now, &end) < 0, "a waiter hung");
-	}
+	while (!__atomic_load_n(&w->called.tv_sec, __ATOMIC_ACQUIRE))
+		if (past(&end))
+			ck_abort_msg("a waiter hung");
 	busy_ms(settle_ms);
 }
 
 static void middle_wait_done(struct middle_waiter *w, int n)
 {
-	struct timespec end = deadline_ms(CLOCK_MONOTONIC, WAIT_HUNG_SEC * 1000L), now;
+	struct timespec end = deadline_ms(CLOCK_MONOTONIC, WAIT_HUNG_SEC * 1000L);
 
-	while (__atomic_load_n(&w->done, __ATOMIC_ACQUIRE) != n) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		ck_assert_msg(ts_cmp(&now, &end) < 0, "a waiter hung");
-	}
+	while (__atomic_load_n(&w->done, __ATOMIC_ACQUIRE) != n)
+		if (past(&end))
+			ck_abort_msg("a waiter hung");
 }
 
 START_TEST(test_middle_spinner_leaves_its_place)
@@ -419,7 +431,7 @@ static void *scan_words(void *arg)
 
 START_TEST(test_words_sharing_a_bucket_spin_at_once)
 {
-	struct timespec end, now;
+	struct timespec end;
 	pthread_t a, scan;
 	int once = 0, always = 0, errors = 0;
 
@@ -436,10 +448,9 @@ START_TEST(test_words_sharing_a_bucket_spin_at_once)
 	busy_ms(20);		/* A is in the kernel, spinning on us */
 	ck_assert_int_eq(pthread_create(&scan, NULL, scan_words, NULL), 0);
 	end = deadline_ms(CLOCK_MONOTONIC, 300 * 1000L);
-	while (!__atomic_load_n(&scan_done, __ATOMIC_ACQUIRE)) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		ck_assert_msg(ts_cmp(&now, &end) < 0, "the scan hung");
-	}
+	while (!__atomic_load_n(&scan_done, __ATOMIC_ACQUIRE))
+		if (past(&end))
+			ck_abort_msg("the scan hung");
 	ck_assert_int_eq(join_within(a, WAIT_HUNG_SEC, NULL), 0);
 	ck_assert_int_eq(uunlock_k(&word_a, FUTEX_PRIVATE_FLAG), 0);
 	ck_assert_int_eq(join_within(scan, WAIT_HUNG_SEC, NULL), 0);
