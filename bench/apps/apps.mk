@@ -54,7 +54,7 @@ $(APPS_LOCKCOUNT): bench/apps/lockcount.c $(FLAGS_STAMP)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(DEPFLAGS) -shared -o $@ $< -ldl
 
 .PHONY: bench-apps-lockcount
-bench-apps-lockcount: $(APPS_UTIL) $(APPS_LOCKCOUNT)
+bench-apps-lockcount: $(APPS_UTIL) $(APPS_LOCKCOUNT) | deps-apps
 	BUILD=$(BUILD) APPS_LOCKCOUNT_SO=$(abspath $(APPS_LOCKCOUNT)) APPS_CONFIGS=glibc \
 	  APPS_REPS=1 APPS_ALLOW_FEW=1 APPS_HOGS=0 bench/apps/run --host-only \
 	  $(if $(QUICK),--quick) --out $(or $(BENCH_OUT),results/$(shell date +%Y%m%d-%H%M%S)-lockcount)

@@ -284,6 +284,34 @@ def lockcount_section(side, out):
                "drop-in replaces the mutex and condvar calls, rwlocks, spin locks and sched_yield stay "
                "glibc's):\n")
     out.append(md_table(["workload", "point", "configuration"] + [l for _, l in LOCKCOUNT], rows))
+    holds_table(side, out)
+
+
+HOLDS = (("hold_lt1us", "< 1 us"), ("hold_1us", "1-10 us"), ("hold_10us", "10-100 us"),
+         ("hold_100us", "0.1-1 ms"), ("hold_1ms", ">= 1 ms"))
+
+
+def holds_table(side, out):
+    """The same counter's mutex hold times: the share of holds per decade."""
+    rows = []
+    for wl in side.workloads():
+        for point in side.point_ids(wl):
+            for lock in order_locks(side.locks()):
+                per_op = []
+                for k, _ in HOLDS:
+                    v = side.values(wl, point, lock, "lc_%s_per_op" % k)
+                    per_op.append(stats.median(list(v.values())) if v else None)
+                total = sum(x for x in per_op if x)
+                if None in per_op or not total:
+                    continue
+                rows.append([wl, point_label(point), lock] +
+                            ["%.1f %%" % (100 * x / total) for x in per_op] + [fmt_num(total)])
+    if rows:
+        out.append("\nMutex hold times, lock (or a condvar wait's return) to unlock (or the wait), "
+                   "as shares of all holds; the owner's running state can only matter in sections "
+                   "longer than a futex sleep and wake-up (a few us):\n")
+        out.append(md_table(["workload", "point", "configuration"] + [l for _, l in HOLDS] +
+                            ["holds per op"], rows))
 
 
 def side_section(side, label, comps, failures, out):
