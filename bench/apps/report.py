@@ -265,21 +265,28 @@ LOCKCOUNT = (("mutex_lock", "mutex lock"), ("mutex_trylock", "trylock"), ("cond_
              ("rwlock_wrlock", "rwlock wr"), ("spin_lock", "spin lock"), ("sched_yield", "sched_yield"))
 
 
+def lockcount_medians(side, keys):
+    """(workload, point, configuration, medians over runs of each key's count per operation)."""
+    for wl in side.workloads():
+        for point in side.point_ids(wl):
+            for lock in order_locks(side.locks()):
+                meds = []
+                for k, _ in keys:
+                    v = side.values(wl, point, lock, "lc_%s_per_op" % k)
+                    meds.append(stats.median(list(v.values())) if v else None)
+                yield wl, point, lock, meds
+
+
 def lockcount_section(side, out):
     """make bench-apps-lockcount: lock calls per operation (medians over runs)."""
     if not any(k.startswith("lc_") for r in side.rows for k in r if r.get(k)):
         return
     rows = []
-    for wl in side.workloads():
-        for point in side.point_ids(wl):
-            for lock in order_locks(side.locks()):
-                cells = []
-                for k, _ in LOCKCOUNT:
-                    v = side.values(wl, point, lock, "lc_%s_per_op" % k)
-                    m = stats.median(list(v.values())) if v else None
-                    cells.append("-" if m is None else "0" if m == 0 else "<0.001" if m < 0.001 else fmt_num(m))
-                if any(c != "-" for c in cells):
-                    rows.append([wl, point_label(point), lock] + cells)
+    for wl, point, lock, meds in lockcount_medians(side, LOCKCOUNT):
+        cells = ["-" if m is None else "0" if m == 0 else "<0.001" if m < 0.001 else fmt_num(m)
+                 for m in meds]
+        if any(c != "-" for c in cells):
+            rows.append([wl, point_label(point), lock] + cells)
     out.append("Lock calls per operation (an LD_PRELOAD counter, `make bench-apps-lockcount`; the "
                "drop-in replaces the mutex and condvar calls, rwlocks, spin locks and sched_yield stay "
                "glibc's):\n")
@@ -294,18 +301,11 @@ HOLDS = (("hold_lt1us", "< 1 us"), ("hold_1us", "1-10 us"), ("hold_10us", "10-10
 def holds_table(side, out):
     """The same counter's mutex hold times: the share of holds per decade."""
     rows = []
-    for wl in side.workloads():
-        for point in side.point_ids(wl):
-            for lock in order_locks(side.locks()):
-                per_op = []
-                for k, _ in HOLDS:
-                    v = side.values(wl, point, lock, "lc_%s_per_op" % k)
-                    per_op.append(stats.median(list(v.values())) if v else None)
-                total = sum(x for x in per_op if x)
-                if None in per_op or not total:
-                    continue
-                rows.append([wl, point_label(point), lock] +
-                            ["%.1f %%" % (100 * x / total) for x in per_op] + [fmt_num(total)])
+    for wl, point, lock, per_op in lockcount_medians(side, HOLDS):
+        total = sum(x for x in per_op if x)
+        if None not in per_op and total:
+            rows.append([wl, point_label(point), lock] +
+                        ["%.1f %%" % (100 * x / total) for x in per_op] + [fmt_num(total)])
     if rows:
         out.append("\nMutex hold times, lock (or a condvar wait's return) to unlock (or the wait), "
                    "as shares of all holds; the owner's running state can only matter in sections "
